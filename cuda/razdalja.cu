@@ -1,0 +1,364 @@
+// razdalja: dist = sqrt(sum (a[i]-b[i])^2) on float32 vectors. The lecture's reduction steps, from
+// "device squares, host sums" through shared-memory trees and atomics, one single-pass variant
+// beyond the lecture, and CUB as the baseline. Every kernel computes the sum of squares; the
+// host takes the root (and, where the variant's lesson says so, finishes the sum).
+#include "common.cuh"
+#include <cmath>
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+namespace {
+
+constexpr int kMaxThreads = 1024;
+
+__host__ __device__ __forceinline__ float squared_difference(float x, float y) {
+    const float d = x - y;
+    return d * d;
+}
+
+// Each thread's sum of its elements, visited by a grid-stride loop (any grid covers any n).
+__device__ __forceinline__ float thread_sum(const float *a, const float *b, int64_t n) {
+    float acc = 0.0f;
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        acc += squared_difference(a[i], b[i]);
+    return acc;
+}
+
+// Thread 0 adds the block's values one after another (what ls and ls1 teach).
+__device__ __forceinline__ float block_sum_sequential(const float *cache) {
+    float s = 0.0f;
+    for (int k = 0; k < int(blockDim.x); ++k) s += cache[k];
+    return s;
+}
+
+// Tree with decreasing stride (sequential addressing): the active threads stay contiguous, so
+// whole warps retire and shared-memory accesses are conflict-free. blockDim.x may be any
+// multiple of 32: the first stride is half the next power of two and reads past the block are
+// skipped. Stops once `stop` values remain; the sum of cache[0..stop) is the block's.
+__device__ __forceinline__ void tree_decreasing(float *cache, int stop) {
+    int s = 1;
+    while (s < int(blockDim.x)) s <<= 1;
+    for (s >>= 1; s >= stop; s >>= 1) {
+        const int t = threadIdx.x;
+        if (t < s && t + s < int(blockDim.x)) cache[t] += cache[t + s];
+        __syncthreads();
+    }
+}
+
+// The last 64 values (or fewer) summed by the first warp alone, with shuffles and no block
+// barrier. On Volta and newer the threads of a warp are scheduled independently, so the old
+// "warp-synchronous" volatile shared-memory unrolling is a race there; __shfl_*_sync both moves
+// the values and synchronises the named lanes. Valid in thread 0.
+__device__ __forceinline__ float last_warp_sum(const float *cache) {
+    const int t = threadIdx.x;
+    float v = cache[t];
+    if (t + 32 < int(blockDim.x)) v += cache[t + 32];
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+// Lecture step g: the device only squares the differences; the host sums the n squares.
+__global__ void razdalja_g(const float *a, const float *b, float *squares, int64_t n) {
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        squares[i] = squared_difference(a[i], b[i]);
+}
+
+// ls: each thread accumulates straight into its slot of a STATIC shared array (sized for the
+// largest block), thread 0 sums the block sequentially; the host sums the block partials.
+__global__ void razdalja_ls(const float *a, const float *b, float *partials, int64_t n) {
+    __shared__ float cache[kMaxThreads];
+    const int t = threadIdx.x;
+    cache[t] = 0.0f;
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + t; i < n; i += stride)
+        cache[t] += squared_difference(a[i], b[i]);
+    __syncthreads();
+    if (t == 0) partials[blockIdx.x] = block_sum_sequential(cache);
+}
+
+// ls1: DYNAMIC shared memory sized at launch (threads floats), accumulation in a register
+// (one shared-memory store per thread instead of one per element).
+__global__ void razdalja_ls1(const float *a, const float *b, float *partials, int64_t n) {
+    extern __shared__ float cache[];
+    cache[threadIdx.x] = thread_sum(a, b, n);
+    __syncthreads();
+    if (threadIdx.x == 0) partials[blockIdx.x] = block_sum_sequential(cache);
+}
+
+// ls2: tree reduction in shared memory, stride increasing (interleaved addressing): log2(threads)
+// steps instead of threads additions, a barrier after every step; the modulo scatters the active
+// threads over all warps (divergence).
+__global__ void razdalja_ls2(const float *a, const float *b, float *partials, int64_t n) {
+    extern __shared__ float cache[];
+    const int t = threadIdx.x;
+    cache[t] = thread_sum(a, b, n);
+    __syncthreads();
+    for (int s = 1; s < int(blockDim.x); s *= 2) {
+        if (t % (2 * s) == 0 && t + s < int(blockDim.x)) cache[t] += cache[t + s];
+        __syncthreads();
+    }
+    if (t == 0) partials[blockIdx.x] = cache[0];
+}
+
+// ls3: tree reduction, stride decreasing (sequential addressing): see tree_decreasing.
+__global__ void razdalja_ls3(const float *a, const float *b, float *partials, int64_t n) {
+    extern __shared__ float cache[];
+    cache[threadIdx.x] = thread_sum(a, b, n);
+    __syncthreads();
+    tree_decreasing(cache, 1);
+    if (threadIdx.x == 0) partials[blockIdx.x] = cache[0];
+}
+
+// The block total of ls4 and la1: ls3's tree down to 64 values, then the last warp alone.
+__device__ __forceinline__ float block_sum_ls4(float *cache, float v) {
+    cache[threadIdx.x] = v;
+    __syncthreads();
+    tree_decreasing(cache, 64);
+    return threadIdx.x < 32 ? last_warp_sum(cache) : 0.0f;
+}
+
+// ls4: as ls3, but once 64 values remain the last warp finishes without block barriers.
+__global__ void razdalja_ls4(const float *a, const float *b, float *partials, int64_t n) {
+    extern __shared__ float cache[];
+    const float s = block_sum_ls4(cache, thread_sum(a, b, n));
+    if (threadIdx.x == 0) partials[blockIdx.x] = s;
+}
+
+// la1: as ls4, but each block adds its total into one device float with a single atomicAdd, so
+// the host copies one float instead of the partial vector. The order of the blocks' additions
+// varies between runs, so the last bits do too.
+__global__ void razdalja_la1(const float *a, const float *b, float *sum, int64_t n) {
+    extern __shared__ float cache[];
+    const float s = block_sum_ls4(cache, thread_sum(a, b, n));
+    if (threadIdx.x == 0) atomicAdd(sum, s);
+}
+
+// la2: the counter-example: every thread atomically adds every one of its squares to the same
+// float. All n additions serialise on one address (slow), and one float32 running sum takes
+// every addition (the error grows with n).
+__global__ void razdalja_la2(const float *a, const float *b, float *sum, int64_t n) {
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        atomicAdd(sum, squared_difference(a[i], b[i]));
+}
+
+__device__ __forceinline__ float squared_difference4(float4 x, float4 y) {
+    return squared_difference(x.x, y.x) + squared_difference(x.y, y.y) + squared_difference(x.z, y.z) +
+           squared_difference(x.w, y.w);
+}
+
+// Beyond the lecture: one launch. A resident wave of blocks reads with 16-byte loads, two
+// iterations in flight per thread; warp shuffles reduce each block; every block stores its
+// partial, and the last block to finish (a ticket counter) sums the partials in a fixed order.
+// No float atomics, so the result is the same from run to run. The last block resets the ticket,
+// leaving the scratch zeroed for the next run.
+__global__ void razdalja_best(const float *a, const float *b, float *sum, float *partials, unsigned *ticket,
+                              int64_t n) {
+    __shared__ float warp_totals[32];
+    __shared__ bool last_block;
+    const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    float acc0 = 0.0f, acc1 = 0.0f;
+    int64_t done = 0;
+    if (((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & 15) == 0) {
+        const float4 *a4 = reinterpret_cast<const float4 *>(a), *b4 = reinterpret_cast<const float4 *>(b);
+        const int64_t n4 = n / 4;
+        int64_t i = tid;
+        for (; i + stride < n4; i += 2 * stride) {
+            const float4 x0 = a4[i], y0 = b4[i], x1 = a4[i + stride], y1 = b4[i + stride];
+            acc0 += squared_difference4(x0, y0);
+            acc1 += squared_difference4(x1, y1);
+        }
+        if (i < n4) acc0 += squared_difference4(a4[i], b4[i]);
+        done = n4 * 4;
+    }
+    for (int64_t i = done + tid; i < n; i += stride) acc1 += squared_difference(a[i], b[i]);
+
+    const float block_total = tc::block_sum(acc0 + acc1, warp_totals);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = block_total;
+        __threadfence();  // the partial is visible device-wide before the ticket says so
+        last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last_block) return;
+    float v = 0.0f;
+    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v += __ldcg(partials + k);  // L2, not a stale L1
+    v = tc::block_sum(v, warp_totals);
+    if (threadIdx.x == 0) {
+        *sum = v;
+        *ticket = 0;
+    }
+}
+
+// The baseline: CUB's device-wide sum over a transform iterator that squares the differences,
+// as a CUDA user would write it (thrust::inner_product does the same through CUB).
+struct SquaredDifferenceAt {
+    const float *a, *b;
+    __host__ __device__ float operator()(int64_t i) const { return squared_difference(a[i], b[i]); }
+};
+using SquaresIterator = thrust::transform_iterator<SquaredDifferenceAt, thrust::counting_iterator<int64_t>>;
+
+cudaError_t cub_sum(void *scratch, size_t &scratch_bytes, const float *a, const float *b, float *sum, int64_t n,
+                    cudaStream_t s) {
+    SquaresIterator squares(thrust::counting_iterator<int64_t>(0), SquaredDifferenceAt{a, b});
+    return cub::DeviceReduce::Sum(scratch, scratch_bytes, squares, sum, n, s);
+}
+
+enum { VG, VLS, VLS1, VLS2, VLS3, VLS4, VLA1, VLA2, VBEST, VCUB, VARIANTS };
+
+const tc_variant variants[VARIANTS] = {
+    {"g", "device squares the differences, host sums them sequentially (float64) and takes the root", "any n",
+     "12n (read a, b; write n squares)", TC_OUT_ELEMENTS, 0, 1},
+    {"ls", "static shared memory, accumulation in shared memory, thread 0 sums its block; host sums partials",
+     "any n", "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
+    {"ls1", "dynamic shared memory, accumulation in a register, thread 0 sums its block", "any n",
+     "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
+    {"ls2", "tree reduction in shared memory, stride increasing, barrier after every step", "any n",
+     "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
+    {"ls3", "tree reduction in shared memory, stride decreasing", "any n", "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
+    {"ls4", "as ls3, the last warp by shuffles without block barriers", "any n", "8n + 4*blocks",
+     TC_OUT_PARTIALS, 0, 1},
+    {"la1", "as ls4, block totals combined by one atomicAdd per block on the device", "any n", "8n",
+     TC_OUT_SCALAR, 0, 1},
+    {"la2", "counter-example: every thread atomically adds each square to one float",
+     "n <= 2^22 (one float32 counter takes all n additions: its error bound, n*2^-24, reaches 1/4 there); "
+     "larger n: la1 or best",
+     "8n", TC_OUT_SCALAR, 0, 1},
+    {"best", "one launch: 16-byte loads, shuffle reductions, fixed-order (deterministic) combine of block partials",
+     "any n", "8n", TC_OUT_SCALAR, 0, 1},
+    {"cub", "baseline: cub::DeviceReduce::Sum over a squared-difference transform iterator", "any n", "8n",
+     TC_OUT_SCALAR, 0, 0},
+};
+
+tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device &dev, tc_plan &p) {
+    if (blocks == 0) p.blocks = tc::wave_blocks(dev, threads, n, v == VBEST ? 8 : 1);
+    const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds
+    const int tree = tc::ceil_log2(threads);
+    p.bytes_moved = 8.0 * double(n);
+    p.out_count = 1;
+    switch (v) {
+    case VG:
+        p.out_count = n;
+        p.bytes_moved = 12.0 * double(n);
+        p.accumulation_depth = 0;  // the host sums in float64
+        break;
+    case VLS: case VLS1:
+        p.out_count = p.blocks;
+        p.bytes_moved += 4.0 * p.blocks;
+        p.accumulation_depth = per_thread + threads;
+        break;
+    case VLS2: case VLS3: case VLS4:
+        p.out_count = p.blocks;
+        p.bytes_moved += 4.0 * p.blocks;
+        p.accumulation_depth = per_thread + tree;
+        break;
+    case VLA1:
+        p.accumulation_depth = per_thread + tree + p.blocks;  // atomics: blocks additions in any order
+        break;
+    case VLA2:
+        if (n > (int64_t(1) << 22)) return TC_OUTSIDE_DOMAIN;
+        p.accumulation_depth = n;
+        break;
+    case VBEST:
+        p.scratch_bytes = sizeof(unsigned) * 4 + sizeof(float) * size_t(p.blocks);  // ticket (padded), partials
+        // a thread's terms (4 per float4 group), acc0 + acc1, the block tree, the last block's
+        // sequential pass over the partials and its tree
+        p.accumulation_depth = per_thread + 4 + tree + tc::ceil_div(p.blocks, threads) + tree;
+        break;
+    case VCUB: {
+        // CUB's even-share reduce: assume no more than n/(multiprocessors*128) items per thread,
+        // then trees over the threads and tiles (64 levels is generous).
+        p.accumulation_depth = tc::ceil_div(n, int64_t(dev.multiprocessors) * 128) + 64;
+        size_t bytes = 0;
+        TC_TRY(cub_sum(nullptr, bytes, nullptr, nullptr, nullptr, n, nullptr));
+        p.scratch_bytes = bytes;
+        break;
+    }
+    default: return TC_BAD_ARGUMENT;
+    }
+    return TC_OK;
+}
+
+const void *kernel(int v, int, const char **name) {
+    switch (v) {
+    case VG: *name = "razdalja_g"; return reinterpret_cast<const void *>(razdalja_g);
+    case VLS: *name = "razdalja_ls"; return reinterpret_cast<const void *>(razdalja_ls);
+    case VLS1: *name = "razdalja_ls1"; return reinterpret_cast<const void *>(razdalja_ls1);
+    case VLS2: *name = "razdalja_ls2"; return reinterpret_cast<const void *>(razdalja_ls2);
+    case VLS3: *name = "razdalja_ls3"; return reinterpret_cast<const void *>(razdalja_ls3);
+    case VLS4: *name = "razdalja_ls4"; return reinterpret_cast<const void *>(razdalja_ls4);
+    case VLA1: *name = "razdalja_la1"; return reinterpret_cast<const void *>(razdalja_la1);
+    case VLA2: *name = "razdalja_la2"; return reinterpret_cast<const void *>(razdalja_la2);
+    default: *name = "razdalja_best"; return reinterpret_cast<const void *>(razdalja_best);
+    }
+}
+
+}  // namespace
+
+const tc::Program tc::razdalja = {variants, VARIANTS, plan, kernel};
+
+extern "C" tc_status tc_razdalja_run(const tc_plan *p, const float *a, const float *b, float *out, void *scratch,
+                                     cudaStream_t s) {
+    if (!p || !a || !b || !out || p->n < 1 || p->threads < 32 || p->threads > kMaxThreads || p->blocks < 1)
+        return TC_BAD_ARGUMENT;
+    if (p->scratch_bytes > 0 && !scratch) return TC_BAD_ARGUMENT;
+    const int g = p->blocks, t = p->threads;
+    const size_t dyn = sizeof(float) * size_t(t);
+    switch (p->variant) {
+    case VG: razdalja_g<<<g, t, 0, s>>>(a, b, out, p->n); break;
+    case VLS: razdalja_ls<<<g, t, 0, s>>>(a, b, out, p->n); break;
+    case VLS1: razdalja_ls1<<<g, t, dyn, s>>>(a, b, out, p->n); break;
+    case VLS2: razdalja_ls2<<<g, t, dyn, s>>>(a, b, out, p->n); break;
+    case VLS3: razdalja_ls3<<<g, t, dyn, s>>>(a, b, out, p->n); break;
+    case VLS4: razdalja_ls4<<<g, t, dyn, s>>>(a, b, out, p->n); break;
+    case VLA1:
+        TC_TRY(cudaMemsetAsync(out, 0, sizeof(float), s));
+        razdalja_la1<<<g, t, dyn, s>>>(a, b, out, p->n);
+        break;
+    case VLA2:
+        TC_TRY(cudaMemsetAsync(out, 0, sizeof(float), s));
+        razdalja_la2<<<g, t, 0, s>>>(a, b, out, p->n);
+        break;
+    case VBEST: {
+        unsigned *ticket = static_cast<unsigned *>(scratch);
+        float *partials = reinterpret_cast<float *>(ticket + 4);
+        razdalja_best<<<g, t, 0, s>>>(a, b, out, partials, ticket, p->n);
+        break;
+    }
+    case VCUB: {
+        size_t bytes = p->scratch_bytes;
+        TC_TRY(cub_sum(scratch, bytes, a, b, out, p->n, s));
+        break;
+    }
+    default: return TC_BAD_ARGUMENT;
+    }
+    TC_LAUNCHED();
+    return TC_OK;
+}
+
+extern "C" double tc_razdalja_finish(const tc_plan *p, const float *out) {
+    if (!p || !out || p->variant < 0 || p->variant >= VARIANTS) return NAN;
+    if (variants[p->variant].output == TC_OUT_SCALAR) return out[0];
+    double s = 0.0;  // float64: a float32 running sum would stall once it is 2^24 times the terms
+    for (int64_t i = 0; i < p->out_count; ++i) s += out[i];
+    return s;
+}
+
+// The bound, for finite inputs: squaring a float32 difference and each float32 addition round
+// with relative error at most u = 2^-24; a sum of nonnegative terms in which no term passes
+// through more than h additions has relative error at most gamma(h) = h*u/(1-h*u) (Higham,
+// Accuracy and Stability, 4.2), so S carries gamma(depth + 2) (difference, square). The host's
+// float64 sum of out_count floats adds gamma_64(out_count), and the root halves the relative error.
+extern "C" double tc_razdalja_tolerance(const tc_plan *p) {
+    if (!p) return NAN;
+    const auto gamma = [](double k, double unit) { return k * unit >= 1.0 ? INFINITY : k * unit / (1.0 - k * unit); };
+    double rel = gamma(double(p->accumulation_depth) + 2.0, 0x1p-24);
+    if (p->variant >= 0 && p->variant < VARIANTS && variants[p->variant].output != TC_OUT_SCALAR)
+        rel += gamma(double(p->out_count), 0x1p-53);
+    return 0.5 * rel + 0x1p-52;  // the root, and its own rounding in float64
+}

@@ -1,0 +1,3 @@
+module tecaj
+
+go 1.19

@@ -1,0 +1,153 @@
+// razdalja on the GPU: every variant against the float64 reference with its derived tolerance
+// (tc_razdalja_tolerance), and exactly on small-integer inputs, where every partial sum is an
+// integer below 2^24 and so every float32 addition, in any order, is exact.
+#include "util.h"
+
+using namespace tctest;
+
+namespace {
+
+double reference_sum(const std::vector<float> &a, const std::vector<float> &b) {
+    double s = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double d = double(a[i]) - double(b[i]);
+        s += d * d;
+    }
+    return s;
+}
+
+struct Result {
+    double sum = NAN;
+    tc_plan plan{};
+    bool refused = false;
+};
+
+Result run(int v, const std::vector<float> &a, const std::vector<float> &b, int threads, int blocks = 0) {
+    Result r;
+    const int64_t n = int64_t(a.size());
+    const tc_device d = device();
+    const tc_status st = tc_plan_launch(TC_RAZDALJA, v, n, threads, blocks, &d, &r.plan);
+    if (st == TC_OUTSIDE_DOMAIN) {
+        r.refused = true;
+        return r;
+    }
+    EXPECT_EQ(TC_OK, st) << tc_status_name(st);
+    if (st != TC_OK) return r;
+    DeviceBuffer<float> da(n), db(n), out(r.plan.out_count);
+    DeviceBuffer<unsigned char> scratch(r.plan.scratch_bytes);
+    da.upload(a);
+    db.upload(b);
+    out.upload(std::vector<float>(r.plan.out_count, poison()));
+    const tc_status rs = tc_razdalja_run(&r.plan, da.ptr, db.ptr, out.ptr, scratch.ptr, nullptr);
+    EXPECT_EQ(TC_OK, rs) << tc_status_name(rs);
+    EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    const std::vector<float> h = out.download(r.plan.out_count);
+    for (int64_t i = 0; i < r.plan.out_count; ++i)
+        if (is_poison(h[i])) {
+            ADD_FAILURE() << "output " << i << " of " << r.plan.out_count << " was not written";
+            return r;
+        }
+    r.sum = tc_razdalja_finish(&r.plan, h.data());
+    return r;
+}
+
+}  // namespace
+
+TEST(Razdalja, EveryVariantWithinItsDerivedTolerance) {
+    REQUIRE_GPU();
+    uint64_t seed = 100;
+    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
+        for (int64_t n : kSizes)
+            for (int threads : kThreads) {
+                ++seed;
+                const auto a = random_floats(n, seed), b = random_floats(n, seed + 7777);
+                const Result r = run(v, a, b, threads);
+                if (r.refused) continue;
+                const double want = std::sqrt(reference_sum(a, b)), got = std::sqrt(r.sum);
+                const double tol = tc_razdalja_tolerance(&r.plan);
+                EXPECT_LE(std::fabs(got - want), tol * want)
+                    << tc_variant_at(TC_RAZDALJA, v)->name << " n=" << n << " threads=" << threads << " seed=" << seed
+                    << " got " << got << " want " << want << " tolerance " << tol;
+            }
+}
+
+TEST(Razdalja, EveryVariantExactOnSmallIntegers) {
+    REQUIRE_GPU();
+    uint64_t seed = 500;
+    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
+        for (int64_t n : kSizes)
+            for (int threads : {32, 96, 1024}) {
+                ++seed;
+                const auto a = random_small_integers(n, seed), b = random_small_integers(n, seed + 1);
+                const Result r = run(v, a, b, threads);
+                if (r.refused) continue;
+                EXPECT_EQ(r.sum, reference_sum(a, b))
+                    << tc_variant_at(TC_RAZDALJA, v)->name << " n=" << n << " threads=" << threads << " seed=" << seed;
+            }
+}
+
+TEST(Razdalja, UserGridsOfAnySize) {
+    REQUIRE_GPU();
+    const int64_t n = 100003;
+    const auto a = random_small_integers(n, 9), b = random_small_integers(n, 10);
+    const double want = reference_sum(a, b);
+    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
+        for (int blocks : {1, 3, 1000, 5000}) {
+            const Result r = run(v, a, b, 128, blocks);
+            if (!r.refused) EXPECT_EQ(r.sum, want) << tc_variant_at(TC_RAZDALJA, v)->name << " blocks=" << blocks;
+        }
+}
+
+TEST(Razdalja, NanAndInfPropagate) {
+    REQUIRE_GPU();
+    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v) {
+        const char *name = tc_variant_at(TC_RAZDALJA, v)->name;
+        auto a = random_floats(1025, 1), b = random_floats(1025, 2);
+        a[700] = INFINITY;
+        EXPECT_EQ(run(v, a, b, 256).sum, INFINITY) << name;
+        b[700] = INFINITY;  // inf - inf = NaN
+        EXPECT_TRUE(std::isnan(run(v, a, b, 256).sum)) << name;
+        a = random_floats(1025, 3);
+        a[3] = NAN;
+        EXPECT_TRUE(std::isnan(run(v, a, b, 256).sum)) << name;
+    }
+}
+
+TEST(Razdalja, BestIsDeterministicAndLeavesScratchZeroed) {
+    REQUIRE_GPU();
+    const int best = tc_variant_find(TC_RAZDALJA, "best");
+    const int64_t n = (1 << 22) + 5;
+    const auto a = random_floats(n, 21), b = random_floats(n, 22);
+    const tc_device d = device();
+    tc_plan p;
+    ASSERT_EQ(TC_OK, tc_plan_launch(TC_RAZDALJA, best, n, 256, 0, &d, &p));
+    DeviceBuffer<float> da(n), db(n), out(1);
+    DeviceBuffer<unsigned char> scratch(p.scratch_bytes);
+    da.upload(a);
+    db.upload(b);
+    float first = 0;
+    for (int rep = 0; rep < 20; ++rep) {
+        ASSERT_EQ(TC_OK, tc_razdalja_run(&p, da.ptr, db.ptr, out.ptr, scratch.ptr, nullptr));
+        const float got = out.download(1)[0];
+        if (rep == 0) first = got;
+        ASSERT_EQ(got, first) << "rep " << rep;  // bitwise the same every run
+    }
+    EXPECT_EQ(scratch.download(1)[0], 0) << "ticket not reset";
+}
+
+TEST(Razdalja, BestHandlesUnalignedViews) {
+    REQUIRE_GPU();
+    const int best = tc_variant_find(TC_RAZDALJA, "best");
+    const tc_device d = device();
+    for (int64_t n : {1, 7, 65537}) {
+        const auto a = random_small_integers(n, 31), b = random_small_integers(n, 32);
+        tc_plan p;
+        ASSERT_EQ(TC_OK, tc_plan_launch(TC_RAZDALJA, best, n, 256, 0, &d, &p));
+        DeviceBuffer<float> da(n + 1), db(n + 1), out(1);
+        DeviceBuffer<unsigned char> scratch(p.scratch_bytes);
+        da.upload(a, 1);
+        db.upload(b, 1);
+        ASSERT_EQ(TC_OK, tc_razdalja_run(&p, da.ptr + 1, db.ptr + 1, out.ptr, scratch.ptr, nullptr));
+        EXPECT_EQ(double(out.download(1)[0]), reference_sum(a, b)) << "n=" << n;
+    }
+}

@@ -1,0 +1,106 @@
+// Test helpers: GPU availability, device buffers, seeded random inputs, poisoning.
+#pragma once
+#include "tecaj.h"
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tctest {
+
+// Empty when a GPU is usable; otherwise the reason (cudaErrorInsufficientDriver where there is no
+// driver, cudaErrorNoDevice where there is no card).
+inline const std::string &no_gpu_reason() {
+    static const std::string reason = [] {
+        int count = 0;
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess)
+            return std::string("no usable GPU: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+        if (count == 0) return std::string("no usable GPU: no CUDA device");
+        return std::string();
+    }();
+    return reason;
+}
+
+#define REQUIRE_GPU()                                                       \
+    do {                                                                    \
+        if (!::tctest::no_gpu_reason().empty()) GTEST_SKIP() << ::tctest::no_gpu_reason(); \
+    } while (0)
+
+#define CUDA_OK(call) ASSERT_EQ(cudaSuccess, (call)) << #call
+#define TC_OK_(call) ASSERT_EQ(TC_OK, (call)) << #call << ": " << tc_status_name(call)
+
+// A device (or managed) buffer of T, freed on scope exit.
+template <typename T>
+struct DeviceBuffer {
+    T *ptr = nullptr;
+    size_t count = 0;
+    DeviceBuffer(size_t n, bool managed = false) : count(n) {
+        void *p = nullptr;
+        const size_t bytes = n * sizeof(T) + 16;  // never 0 bytes, and room for a misaligned view
+        cudaError_t e = managed ? cudaMallocManaged(&p, bytes) : cudaMalloc(&p, bytes);
+        ptr = e == cudaSuccess ? static_cast<T *>(p) : nullptr;
+        if (ptr) cudaMemset(ptr, 0, bytes);
+    }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer &) = delete;
+    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+    void upload(const std::vector<T> &h, size_t offset = 0) {
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(ptr + offset, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    std::vector<T> download(size_t n, size_t offset = 0) const {
+        std::vector<T> h(n);
+        EXPECT_EQ(cudaSuccess, cudaMemcpy(h.data(), ptr + offset, n * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    }
+};
+
+// Uniform in [-1, 1): never all zeros.
+inline std::vector<float> random_floats(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (auto &x : v) x = u(rng);
+    return v;
+}
+
+// Integers in [-1, 1]: every square is 0, 1 or 4, so every partial sum below 2^24 is exact.
+inline std::vector<float> random_small_integers(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> u(-1, 1);
+    std::vector<float> v(n);
+    for (auto &x : v) x = float(u(rng));
+    return v;
+}
+
+// A quiet NaN with a payload the GPU never produces (its NaNs are 0x7fffffff): an element still
+// holding it was not written.
+constexpr uint32_t kPoisonBits = 0x7fa5a5a5u;
+inline float poison() {
+    float f;
+    std::memcpy(&f, &kPoisonBits, 4);
+    return f;
+}
+inline bool is_poison(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b == kPoisonBits;
+}
+
+inline tc_device device() {
+    tc_device d{};
+    EXPECT_EQ(TC_OK, tc_device_describe(&d));
+    return d;
+}
+
+// A made-up H100-like device for plans that need no GPU.
+inline tc_device fake_device() { return tc_device{132, 2048, 2147483647}; }
+
+const int64_t kSizes[] = {1, 31, 32, 33, 1023, 1024, 1025, 65537, (1 << 20) + 3};
+const int kThreads[] = {32, 96, 256, 1024};
+
+}  // namespace tctest
