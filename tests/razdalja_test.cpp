@@ -57,7 +57,7 @@ TEST(Razdalja, EveryVariantWithinItsDerivedTolerance) {
     REQUIRE_GPU();
     uint64_t seed = 100;
     for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
-        for (int64_t n : kSizes)
+        for (int64_t n : sizes())
             for (int threads : kThreads) {
                 ++seed;
                 const auto a = random_floats(n, seed), b = random_floats(n, seed + 7777);
@@ -75,7 +75,7 @@ TEST(Razdalja, EveryVariantExactOnSmallIntegers) {
     REQUIRE_GPU();
     uint64_t seed = 500;
     for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
-        for (int64_t n : kSizes)
+        for (int64_t n : sizes())
             for (int threads : {32, 96, 1024}) {
                 ++seed;
                 const auto a = random_small_integers(n, seed), b = random_small_integers(n, seed + 1);

@@ -44,7 +44,7 @@ TEST(Razlika, EveryVariantSizeAndBlockSize) {
     REQUIRE_GPU();
     uint64_t seed = 1;
     for (int v = 0; v < tc_variant_count(TC_RAZLIKA); ++v)
-        for (int64_t n : kSizes)
+        for (int64_t n : sizes())
             for (int threads : kThreads) {
                 ++seed;
                 check(v, n, threads, seed, random_floats(n, seed), random_floats(n, seed + 1000));

@@ -1,0 +1,158 @@
+// Command razlika computes c = a - b on two random float32 vectors with each step of the
+// lecture (one block, bounds check, many blocks, grid-stride loop, unified memory) and a
+// vectorised variant, verifies every element exactly, and times each beside the device's copy
+// bandwidth.
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"tecaj/internal/cli"
+	"tecaj/internal/gpu"
+	"tecaj/internal/report"
+	"tecaj/internal/verify"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Command{
+		Name:      "razlika",
+		Kernels:   gpu.Razlika,
+		About:     "vector difference c = a - b of two random float32 vectors, each lecture step, verified exactly and timed",
+		DefaultN:  1 << 20,
+		Default:   "best",
+		Baseline:  "1",
+		ErrorKind: "max abs err",
+		HostVariants: []cli.HostVariant{
+			{Name: "cpu", Summary: "host: every core (goroutines); no GPU needed"},
+		},
+		// a, b, c on the device, and e4's three managed vectors beside them
+		DeviceBytes: func(n int64) int64 { return 24*n + 64<<20 },
+		Open:        open,
+	}))
+}
+
+type session struct {
+	o  cli.Options
+	in *cli.Inputs
+	dc *gpu.Buffer
+	c  *gpu.Host
+}
+
+func open(o cli.Options, dev *gpu.Device) (cli.Session, error) {
+	in, err := cli.OpenInputs(o.N, o.Seed, dev)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{o: o, in: in}
+	if s.c, err = gpu.AllocHost(o.N, dev != nil); err == nil && dev != nil {
+		s.dc, err = gpu.Alloc(4*o.N, false)
+	}
+	if err != nil {
+		s.Free()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *session) H2DMs() float64 { return s.in.H2DMs }
+
+func (s *session) Free() {
+	s.in.Free()
+	s.dc.Free()
+	s.c.Free()
+}
+
+// verified fills the row's check from c: exact agreement with the reference, every element written.
+func (s *session) verified(row report.Row, c []float32) report.Row {
+	check := verify.CheckDifference(s.in.A.Floats, s.in.B.Floats, c)
+	row.Error = report.Num(check.MaxAbs)
+	row.Tolerance = 0
+	row.Pass = check.Mismatches == 0
+	switch {
+	case check.Unwritten > 0:
+		row.Note = fmt.Sprintf("%d of %d elements unwritten (first at %d)", check.Unwritten, len(c), check.First)
+	case check.Mismatches > 0:
+		row.Note = fmt.Sprintf("%d elements differ (first at %d)", check.Mismatches, check.First)
+	}
+	return row
+}
+
+func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
+	if pl.Variant.Managed {
+		return s.runManaged(pl, timer)
+	}
+	row := report.Row{HostMs: 0}
+	run := func() error { return gpu.RunRazlika(pl, s.in.DA, s.in.DB, s.dc) }
+	if err := s.dc.Fill(0xFF); err != nil {
+		return row, err
+	}
+	if err := run(); err != nil {
+		return row, err
+	}
+	if err := gpu.Synchronize("running razlika " + pl.Variant.Name); err != nil {
+		return row, err
+	}
+	d2h, err := timer.Milliseconds(func() error { return s.dc.Download(s.c.Floats) })
+	if err != nil {
+		return row, err
+	}
+	row = s.verified(row, s.c.Floats)
+	row.D2HMs = report.Num(d2h)
+	times, err := timer.Repeat(s.o.Reps, run)
+	if err != nil {
+		return row, err
+	}
+	row.KernelMs = report.Num(report.Median(times))
+	row.TotalMs = row.KernelMs + row.D2HMs
+	return row, nil
+}
+
+// runManaged is e4's lesson: the host writes the inputs straight into unified memory, the first
+// launch pulls the pages to the device, the host's read of c pulls them back; no explicit copies.
+func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
+	row := report.Row{HostMs: 0}
+	var bufs [3]*gpu.Buffer
+	for i := range bufs {
+		b, err := gpu.Alloc(4*s.o.N, true)
+		if err != nil {
+			return row, err
+		}
+		defer b.Free()
+		bufs[i] = b
+	}
+	a, b, c := bufs[0], bufs[1], bufs[2]
+	copy(a.Floats(), s.in.A.Floats)
+	copy(b.Floats(), s.in.B.Floats)
+	for i := range c.Floats() {
+		c.Floats()[i] = verify.PoisonFloat
+	}
+	run := func() error { return gpu.RunRazlika(pl, a, b, c) }
+	first, err := timer.Milliseconds(run)
+	if err != nil {
+		return row, err
+	}
+	start := time.Now()
+	copy(s.c.Floats, c.Floats()) // the host's first touch migrates c back
+	row.D2HMs = report.Num(float64(time.Since(start).Nanoseconds()) / 1e6)
+	row = s.verified(row, s.c.Floats)
+	times, err := timer.Repeat(s.o.Reps, run)
+	if err != nil {
+		return row, err
+	}
+	row.KernelMs = report.Num(report.Median(times))
+	row.TotalMs = row.KernelMs + row.D2HMs
+	if row.Note == "" {
+		row.Note = fmt.Sprintf("first launch, migrating the pages in: %.1f us", first*1000)
+	}
+	return row, nil
+}
+
+func (s *session) RunHost(string) (report.Row, error) {
+	ms := cli.TimeHost(s.o.Reps, func() { verify.DifferenceCPU(s.in.A.Floats, s.in.B.Floats, s.c.Floats) })
+	row := s.verified(report.Row{}, s.c.Floats)
+	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = cli.NaNNum, cli.NaNNum, report.Num(ms), report.Num(ms)
+	row.Bytes = report.Num(12 * float64(s.o.N))
+	return row, nil
+}

@@ -1,0 +1,319 @@
+// Package cli is what every command shares: the flags, their checks, the exit codes, the
+// no-GPU message, -list and -info, and the loop that runs the chosen variants into one report.
+// A command supplies its inputs and how one variant runs and is verified (a Session).
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"tecaj/internal/gpu"
+	"tecaj/internal/report"
+)
+
+// Exit codes of every command.
+const (
+	ExitOK     = 0 // success
+	ExitFailed = 1 // a variant failed its verification, or the GPU reported an error while running
+	ExitUsage  = 2 // bad usage: a flag out of range, an unknown variant, a request outside a variant's domain
+	ExitNoGPU  = 3 // no usable CUDA device or driver
+)
+
+// Options are the flags every command takes.
+type Options struct {
+	N       int64
+	Variant string
+	Threads int
+	Blocks  int
+	Seed    int64
+	Reps    int
+	List    bool
+	Info    bool
+	JSON    bool
+}
+
+// HostVariant is a variant that runs on the host (no GPU needed).
+type HostVariant struct{ Name, Summary string }
+
+// Session holds a command's inputs and reference, and runs one variant at a time.
+type Session interface {
+	// RunDevice runs, verifies and times a planned device variant. Error is for failures of the
+	// run itself (CUDA errors); a wrong result is a Row with Pass false.
+	RunDevice(plan *gpu.Plan, timer *gpu.Timer) (report.Row, error)
+	// RunHost runs, verifies and times a host variant.
+	RunHost(name string) (report.Row, error)
+	// H2DMs is the time the inputs took to reach the device (NaN without a device).
+	H2DMs() float64
+	Free()
+}
+
+// Command describes one program to Main.
+type Command struct {
+	Name         string
+	Kernels      gpu.Program
+	About        string // what the program computes, for -h
+	DefaultN     int64
+	Default      string // default variant
+	Baseline     string // the variant speed-ups are against
+	ErrorKind    string // the error column's heading
+	HostVariants []HostVariant
+	// DeviceBytes is the device memory a run of n elements needs (for the "too large" check).
+	DeviceBytes func(n int64) int64
+	// Open prepares inputs and references; dev is nil when only host variants run.
+	Open func(o Options, dev *gpu.Device) (Session, error)
+}
+
+// ceilingBytes is the size of the device-to-device copy that gives the bandwidth ceiling:
+// far past the 50 MB L2.
+const ceilingBytes = 256 << 20
+
+// Main runs the command with os.Args and returns the exit code.
+func Main(c Command) int { return c.run(os.Args[1:], os.Stdout, os.Stderr) }
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...interface{}) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+func (c Command) run(args []string, stdout, stderr io.Writer) int {
+	o, err := c.parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		if _, ok := err.(usageError); ok {
+			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+		}
+		return ExitUsage
+	}
+	device := gpu.Variants(c.Kernels)
+	if o.List {
+		c.list(stdout, device)
+		return ExitOK
+	}
+	var chosen []gpu.Variant
+	var hosts []HostVariant
+	for _, v := range device {
+		if o.Variant == "all" || o.Variant == v.Name {
+			chosen = append(chosen, v)
+		}
+	}
+	for _, h := range c.HostVariants {
+		if o.Variant == "all" || o.Variant == h.Name {
+			hosts = append(hosts, h)
+		}
+	}
+	var dev *gpu.Device
+	if len(chosen) > 0 || o.Info {
+		dev, err = gpu.Open()
+		if err != nil {
+			if gpu.NoGPU(err) {
+				fmt.Fprintf(stderr, "%s: no usable GPU or driver (%v).\n", c.Name, err)
+				if len(c.HostVariants) > 0 {
+					fmt.Fprintf(stderr, "The host version runs without one: %s -variant %s\n", c.Name, c.HostVariants[0].Name)
+				}
+				return ExitNoGPU
+			}
+			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			return ExitFailed
+		}
+	}
+	if o.Info {
+		return c.info(stdout, stderr, device)
+	}
+	if dev != nil {
+		if need := c.DeviceBytes(o.N) + ceilingBytes*2; uint64(need) > dev.FreeBytes {
+			most := o.N * int64(dev.FreeBytes-ceilingBytes*2) / c.DeviceBytes(o.N)
+			fmt.Fprintf(stderr, "%s: -n %d needs %.1f GB of device memory; %s has %.1f GB free: use -n %d or less\n",
+				c.Name, o.N, float64(need)/1e9, dev.Name, float64(dev.FreeBytes)/1e9, most)
+			return ExitUsage
+		}
+	}
+	plans := make([]*gpu.Plan, len(chosen))
+	refused := make([]string, len(chosen))
+	for i, v := range chosen {
+		plans[i], err = dev.PlanLaunch(c.Kernels, v, o.N, o.Threads, o.Blocks)
+		switch {
+		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
+			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
+				c.Name, v.Name, o.N, o.Threads, o.Blocks, v.Domain)
+			return ExitUsage
+		case errors.Is(err, gpu.ErrOutsideDomain):
+			refused[i] = v.Domain
+		case err != nil:
+			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			return ExitFailed
+		}
+	}
+	r, err := c.measure(o, dev, chosen, plans, refused, hosts)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+		return ExitFailed
+	}
+	if o.JSON {
+		err = r.WriteJSON(stdout)
+	} else {
+		err = r.WriteTable(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.Name, err)
+		return ExitFailed
+	}
+	if r.Failed() {
+		fmt.Fprintf(stderr, "%s: verification FAILED\n", c.Name)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// measure opens the session, measures the copy ceiling and runs every chosen variant.
+func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans []*gpu.Plan, refused []string,
+	hosts []HostVariant) (*report.Report, error) {
+	s, err := c.Open(o, dev)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Free()
+	r := &report.Report{Program: c.Name, Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps,
+		ErrorKind: c.ErrorKind, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
+	if dev != nil {
+		r.Device = dev.Name
+		timer, err := gpu.NewTimer()
+		if err != nil {
+			return nil, err
+		}
+		defer timer.Free()
+		times, err := gpu.CopyTimes(ceilingBytes, o.Reps, timer)
+		if err != nil {
+			return nil, err
+		}
+		r.CopyGBps = report.Num(report.GBps(2*ceilingBytes, report.Median(times)))
+		for i, v := range chosen {
+			if refused[i] != "" {
+				r.Rows = append(r.Rows, report.Row{Variant: v.Name, Refused: refused[i]})
+				continue
+			}
+			row, err := s.RunDevice(plans[i], timer)
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+			}
+			row.Variant, row.Threads, row.Blocks, row.Bytes = v.Name, plans[i].Threads, plans[i].Blocks, report.Num(plans[i].BytesMoved)
+			r.Rows = append(r.Rows, row)
+		}
+	}
+	for _, h := range hosts {
+		row, err := s.RunHost(h.Name)
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: %w", h.Name, err)
+		}
+		row.Variant = h.Name
+		r.Rows = append(r.Rows, row)
+	}
+	r.Derive()
+	return r, nil
+}
+
+func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
+	o := Options{N: c.DefaultN}
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var((*Count)(&o.N), "n", "elements (accepts 1000000, 1e6, 2^20, 1<<20)")
+	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), or all for a table of every variant")
+	fs.IntVar(&o.Threads, "threads", 256, "threads per block: a multiple of 32 from 32 to 1024")
+	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
+	fs.Int64Var(&o.Seed, "seed", 1, "seed of the random inputs")
+	fs.IntVar(&o.Reps, "reps", 20, "timed repetitions (the median is reported), after one warm-up")
+	fs.BoolVar(&o.List, "list", false, "list the variants with their domains and bytes moved, and exit")
+	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
+	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	fs.Usage = func() { fmt.Fprintf(stderr, "run %s -h for the flags and variants\n", c.Name) }
+	help := func() {
+		fmt.Fprintf(stderr, "%s: %s\n\nUsage: %s [flags]\n\n", c.Name, c.About, c.Name)
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nVariants (-list for domains):\n")
+		for _, v := range gpu.Variants(c.Kernels) {
+			fmt.Fprintf(stderr, "  %-6s %s\n", v.Name, v.Summary)
+		}
+		for _, h := range c.HostVariants {
+			fmt.Fprintf(stderr, "  %-6s %s\n", h.Name, h.Summary)
+		}
+		fmt.Fprintf(stderr, "\nExit status: 0 ok, 1 verification failed (or a GPU error), 2 bad usage, 3 no usable GPU.\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			help()
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	return o, c.validate(o)
+}
+
+func (c Command) validate(o Options) error {
+	switch {
+	case o.N < 1:
+		return usagef("-n must be at least 1 (got %d)", o.N)
+	case o.Threads < 32 || o.Threads > 1024 || o.Threads%32 != 0:
+		return usagef("-threads must be a multiple of 32 from 32 to 1024 (got %d)", o.Threads)
+	case o.Blocks < 0 || int64(o.Blocks) > 1<<31-1:
+		return usagef("-blocks must be from 0 (computed) to 2147483647 (got %d)", o.Blocks)
+	case o.Reps < 1 || o.Reps > 100000:
+		return usagef("-reps must be from 1 to 100000 (got %d)", o.Reps)
+	}
+	names := []string{}
+	for _, v := range gpu.Variants(c.Kernels) {
+		names = append(names, v.Name)
+	}
+	for _, h := range c.HostVariants {
+		names = append(names, h.Name)
+	}
+	for _, n := range append(names, "all") {
+		if o.Variant == n {
+			return nil
+		}
+	}
+	return usagef("-variant %q is unknown; choose one of %s, all", o.Variant, strings.Join(names, ", "))
+}
+
+func (c Command) list(w io.Writer, device []gpu.Variant) {
+	fmt.Fprintf(w, "%s: %s\n\n", c.Name, c.About)
+	for _, v := range device {
+		extra := ""
+		if v.Managed {
+			extra = " [unified memory]"
+		}
+		fmt.Fprintf(w, "%-6s %s%s\n       domain: %s\n       bytes moved: %s\n", v.Name, v.Summary, extra, v.Domain, v.Bytes)
+	}
+	for _, h := range c.HostVariants {
+		fmt.Fprintf(w, "%-6s %s\n       domain: any n (host, no GPU needed)\n", h.Name, h.Summary)
+	}
+}
+
+func (c Command) info(stdout, stderr io.Writer, device []gpu.Variant) int {
+	fmt.Fprintf(stdout, "%-8s %-16s %9s %13s %11s %11s %11s\n", "variant", "kernel", "registers", "static shared", "local bytes", "const bytes", "max threads")
+	for _, v := range device {
+		ks, err := gpu.Kernels(c.Kernels, v)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			return ExitFailed
+		}
+		if len(ks) == 0 {
+			fmt.Fprintf(stdout, "%-8s %s\n", v.Name, "(library baseline: its kernels are CUB's)")
+		}
+		for _, k := range ks {
+			fmt.Fprintf(stdout, "%-8s %-16s %9d %13d %11d %11d %11d\n", v.Name, k.Kernel, k.Registers, k.StaticSharedBytes,
+				k.LocalBytes, k.ConstBytes, k.MaxThreadsPerBlock)
+		}
+	}
+	return ExitOK
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Count is an element count flag that also takes 1e6, 2^20 and 1<<20.
+type Count int64
+
+func (c *Count) String() string { return strconv.FormatInt(int64(*c), 10) }
+
+// Set parses the forms above; anything that is not a whole number is an error.
+func (c *Count) Set(s string) error {
+	v, err := ParseCount(s)
+	if err != nil {
+		return err
+	}
+	*c = Count(v)
+	return nil
+}
+
+// ParseCount reads a whole number written as 1000000, 1e6, 2^20 or 1<<20, or a sum of such
+// terms (2^20+3), at most 2^62.
+func ParseCount(s string) (int64, error) {
+	if terms := strings.Split(s, "+"); len(terms) > 1 {
+		var sum int64
+		for _, t := range terms {
+			v, err := parseTerm(t)
+			if err != nil || v > 1<<62-sum {
+				return 0, fmt.Errorf("%q is not a whole number (write 1000000, 1e6, 2^20, 1<<20 or 2^20+3)", s)
+			}
+			sum += v
+		}
+		return sum, nil
+	}
+	return parseTerm(s)
+}
+
+func parseTerm(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	bad := fmt.Errorf("%q is not a whole number (write 1000000, 1e6, 2^20, 1<<20 or 2^20+3)", s)
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, nil
+	}
+	// pow is base^exp, or base<<exp (base * 2^exp) when shift.
+	pow := func(base, exp string, shift bool) (int64, error) {
+		b, err1 := strconv.ParseInt(strings.TrimSpace(base), 10, 64)
+		e, err2 := strconv.ParseInt(strings.TrimSpace(exp), 10, 64)
+		if err1 != nil || err2 != nil || e < 0 {
+			return 0, bad
+		}
+		f := math.Pow(float64(b), float64(e))
+		if shift {
+			f = float64(b) * math.Pow(2, float64(e))
+		}
+		if math.Abs(f) > 1<<62 {
+			return 0, bad
+		}
+		return int64(f), nil
+	}
+	if parts := strings.SplitN(s, "^", 2); len(parts) == 2 {
+		return pow(parts[0], parts[1], false)
+	}
+	if parts := strings.SplitN(s, "<<", 2); len(parts) == 2 {
+		return pow(parts[0], parts[1], true)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
+		return 0, bad
+	}
+	return int64(f), nil
+}

@@ -1,0 +1,306 @@
+// Package gpu is the one cgo boundary of the project: device discovery, device and pinned
+// buffers, copies, events, and the launches of libtecaj.a (cuda/include/tecaj.h). Every CUDA
+// status becomes a Go error that names the operation and the CUDA error; no CUDA type leaks out.
+//
+// Device memory is owned by Go values with an explicit Free (use defer); there are no finalizers.
+package gpu
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../cuda/include -I/usr/local/cuda/include
+#cgo LDFLAGS: -L${SRCDIR}/../../build -ltecaj -L/usr/local/cuda/lib64 -lcudart_static -lstdc++ -lm -ldl -lrt -lpthread
+#include <stdlib.h>
+#include "tecaj.h"
+#include <cuda_runtime_api.h>
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// Error is a failed CUDA call or a refusal of the library.
+type Error struct {
+	Op   string // what was being done
+	Code int    // tc_status: > 0 a cudaError_t, < 0 the library's own
+	Name string // e.g. cudaErrorInsufficientDriver
+	Text string // CUDA's or the library's description
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s (%s)", e.Op, e.Text, e.Name) }
+
+// ErrOutsideDomain is wrapped by errors of requests outside a variant's domain.
+var ErrOutsideDomain = errors.New("outside the variant's domain")
+
+func (e *Error) Unwrap() error {
+	if e.Code == int(C.TC_OUTSIDE_DOMAIN) {
+		return ErrOutsideDomain
+	}
+	return nil
+}
+
+// NoGPU says whether err means there is no usable GPU: no driver (cudaErrorInsufficientDriver,
+// 35), no card (cudaErrorNoDevice, 100), or a driver that cannot run this runtime.
+func NoGPU(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case 35, 100, 803, 804: // insufficient driver, no device, system driver mismatch, compat not supported
+		return true
+	}
+	return false
+}
+
+func check(op string, s C.tc_status) error {
+	if s == C.TC_OK {
+		return nil
+	}
+	return &Error{Op: op, Code: int(s), Name: C.GoString(C.tc_status_name(s)), Text: C.GoString(C.tc_status_string(s))}
+}
+
+func cuda(op string, e C.cudaError_t) error { return check(op, C.tc_status(e)) }
+
+// Device describes the GPU the commands run on (device 0).
+type Device struct {
+	Name            string
+	Multiprocessors int
+	FreeBytes       uint64
+	TotalBytes      uint64
+	desc            C.tc_device
+}
+
+// Open selects device 0 and reads its figures. The error satisfies NoGPU where there is none.
+func Open() (*Device, error) {
+	var count C.int
+	if err := cuda("counting CUDA devices", C.cudaGetDeviceCount(&count)); err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, &Error{Op: "counting CUDA devices", Code: 100, Name: "cudaErrorNoDevice", Text: "no CUDA-capable device is detected"}
+	}
+	if err := cuda("selecting device 0", C.cudaSetDevice(0)); err != nil {
+		return nil, err
+	}
+	d := &Device{}
+	var props C.struct_cudaDeviceProp
+	if err := cuda("reading device properties", C.cudaGetDeviceProperties(&props, 0)); err != nil {
+		return nil, err
+	}
+	d.Name = C.GoString(&props.name[0])
+	if err := check("describing the device", C.tc_device_describe(&d.desc)); err != nil {
+		return nil, err
+	}
+	d.Multiprocessors = int(d.desc.multiprocessors)
+	var free, total C.size_t
+	if err := cuda("reading free device memory", C.cudaMemGetInfo(&free, &total)); err != nil {
+		return nil, err
+	}
+	d.FreeBytes, d.TotalBytes = uint64(free), uint64(total)
+	return d, nil
+}
+
+// Synchronize waits for the device; execution errors of earlier launches surface here.
+func Synchronize(op string) error { return cuda(op, C.cudaDeviceSynchronize()) }
+
+// Buffer is device (or managed) memory.
+type Buffer struct {
+	ptr     unsafe.Pointer
+	bytes   int64
+	managed bool
+}
+
+// Alloc allocates device memory; managed asks for unified memory (cudaMallocManaged).
+func Alloc(bytes int64, managed bool) (*Buffer, error) {
+	b := &Buffer{bytes: bytes, managed: managed}
+	size := C.size_t(bytes)
+	if size == 0 {
+		size = 16
+	}
+	var err error
+	if managed {
+		err = cuda(fmt.Sprintf("allocating %d bytes of managed memory", bytes), C.cudaMallocManaged(&b.ptr, size, C.cudaMemAttachGlobal))
+	} else {
+		err = cuda(fmt.Sprintf("allocating %d bytes of device memory", bytes), C.cudaMalloc(&b.ptr, size))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Free releases the memory; a nil buffer is ignored.
+func (b *Buffer) Free() {
+	if b != nil && b.ptr != nil {
+		C.cudaFree(b.ptr)
+		b.ptr = nil
+	}
+}
+
+// Bytes is the buffer's size.
+func (b *Buffer) Bytes() int64 { return b.bytes }
+
+// Fill sets every byte (cudaMemset): 0 to zero scratch, 0xFF to poison floats with a NaN
+// (0xFFFFFFFF) that no kernel produces (the GPU's NaN is 0x7FFFFFFF).
+func (b *Buffer) Fill(value byte) error {
+	return cuda("filling a device buffer", C.cudaMemset(b.ptr, C.int(value), C.size_t(b.bytes)))
+}
+
+// Floats is a host view of managed memory (valid only for managed buffers, and only while no
+// kernel is using it).
+func (b *Buffer) Floats() []float32 {
+	if !b.managed {
+		panic("gpu: Floats on device memory")
+	}
+	return unsafe.Slice((*float32)(b.ptr), b.bytes/4)
+}
+
+// Upload copies src to the start of the buffer.
+func (b *Buffer) Upload(src []float32) error {
+	if int64(len(src))*4 > b.bytes {
+		return fmt.Errorf("copying %d floats to the device: buffer holds %d bytes", len(src), b.bytes)
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	return cuda("copying host to device", C.cudaMemcpy(b.ptr, unsafe.Pointer(&src[0]), C.size_t(len(src)*4), C.cudaMemcpyHostToDevice))
+}
+
+// Download copies the start of the buffer to dst.
+func (b *Buffer) Download(dst []float32) error {
+	if int64(len(dst))*4 > b.bytes {
+		return fmt.Errorf("copying %d floats from the device: buffer holds %d bytes", len(dst), b.bytes)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return cuda("copying device to host", C.cudaMemcpy(unsafe.Pointer(&dst[0]), b.ptr, C.size_t(len(dst)*4), C.cudaMemcpyDeviceToHost))
+}
+
+// CopyFrom copies bytes from src on the device (the copy-bandwidth ceiling).
+func (b *Buffer) CopyFrom(src *Buffer, bytes int64) error {
+	if bytes > b.bytes || bytes > src.bytes {
+		return fmt.Errorf("device copy of %d bytes exceeds a buffer", bytes)
+	}
+	return cuda("copying device to device", C.cudaMemcpyAsync(b.ptr, src.ptr, C.size_t(bytes), C.cudaMemcpyDeviceToDevice, nil))
+}
+
+func (b *Buffer) floats() *C.float { return (*C.float)(b.ptr) }
+
+// Host is float32 host memory: page-locked (pinned) when it is copied to or from the device,
+// so copies run at full speed, or an ordinary Go slice where no GPU is used.
+type Host struct {
+	ptr    unsafe.Pointer
+	Floats []float32
+}
+
+// AllocHost allocates n floats, pinned (cudaMallocHost) or not.
+func AllocHost(n int64, pinned bool) (*Host, error) {
+	if !pinned {
+		return &Host{Floats: make([]float32, n)}, nil
+	}
+	h := &Host{}
+	size := n * 4
+	if size == 0 {
+		size = 16
+	}
+	if err := cuda(fmt.Sprintf("allocating %d bytes of pinned host memory", n*4), C.cudaMallocHost(&h.ptr, C.size_t(size))); err != nil {
+		return nil, err
+	}
+	h.Floats = unsafe.Slice((*float32)(h.ptr), n)
+	return h, nil
+}
+
+// Free releases pinned memory; a nil value is ignored.
+func (h *Host) Free() {
+	if h != nil && h.ptr != nil {
+		C.cudaFreeHost(h.ptr)
+		h.ptr = nil
+	}
+	if h != nil {
+		h.Floats = nil
+	}
+}
+
+// Timer times device work with a pair of CUDA events on the default stream.
+type Timer struct{ start, stop C.cudaEvent_t }
+
+// NewTimer creates the events.
+func NewTimer() (*Timer, error) {
+	t := &Timer{}
+	if err := cuda("creating an event", C.cudaEventCreate(&t.start)); err != nil {
+		return nil, err
+	}
+	if err := cuda("creating an event", C.cudaEventCreate(&t.stop)); err != nil {
+		C.cudaEventDestroy(t.start)
+		return nil, err
+	}
+	return t, nil
+}
+
+// Free destroys the events.
+func (t *Timer) Free() {
+	if t != nil {
+		C.cudaEventDestroy(t.start)
+		C.cudaEventDestroy(t.stop)
+	}
+}
+
+// Milliseconds runs fn between the two events and returns the device time it took; fn's
+// launches are checked and the device synchronised.
+func (t *Timer) Milliseconds(fn func() error) (float64, error) {
+	if err := cuda("recording an event", C.cudaEventRecord(t.start, nil)); err != nil {
+		return 0, err
+	}
+	if err := fn(); err != nil {
+		return 0, err
+	}
+	if err := cuda("recording an event", C.cudaEventRecord(t.stop, nil)); err != nil {
+		return 0, err
+	}
+	if err := cuda("waiting for the timed work", C.cudaEventSynchronize(t.stop)); err != nil {
+		return 0, err
+	}
+	var ms C.float
+	if err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, t.start, t.stop)); err != nil {
+		return 0, err
+	}
+	return float64(ms), nil
+}
+
+// Repeat times fn reps times after one warm-up run and returns every time in milliseconds.
+func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
+	if _, err := t.Milliseconds(fn); err != nil {
+		return nil, err
+	}
+	times := make([]float64, reps)
+	for i := range times {
+		ms, err := t.Milliseconds(fn)
+		if err != nil {
+			return nil, err
+		}
+		times[i] = ms
+	}
+	return times, nil
+}
+
+// CopyTimes times device-to-device copies of `bytes` between two fresh buffers (the bandwidth
+// ceiling: a copy reads and writes each byte once) and returns each repetition's milliseconds.
+func CopyTimes(bytes int64, reps int, t *Timer) ([]float64, error) {
+	src, err := Alloc(bytes, false)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Free()
+	dst, err := Alloc(bytes, false)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Free()
+	if err := src.Fill(0x3c); err != nil { // not zeros: the copy must move real data
+		return nil, err
+	}
+	return t.Repeat(reps, func() error { return dst.CopyFrom(src, bytes) })
+}

@@ -1,0 +1,191 @@
+// Package report turns timings into figures (median, GB/s, % of the copy ceiling, speed-up)
+// and prints them: one table for people, one JSON document for machines.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Median of the values (NaN for none); the slice is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// GBps is bytes over milliseconds in GB/s (10^9 bytes a second).
+func GBps(bytes, ms float64) float64 { return bytes / (ms * 1e-3) / 1e9 }
+
+// Num is a float64 that is written to JSON as null when it is NaN or infinite.
+type Num float64
+
+// MarshalJSON writes null for NaN and infinities, which JSON cannot hold.
+func (n Num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// Row is one variant's outcome.
+type Row struct {
+	Variant   string `json:"variant"`
+	Threads   int    `json:"threads,omitempty"`
+	Blocks    int    `json:"blocks,omitempty"`
+	Refused   string `json:"refused,omitempty"` // outside the variant's domain: why
+	KernelMs  Num    `json:"kernel_ms"`         // median of the timed repetitions
+	D2HMs     Num    `json:"d2h_ms"`            // copying the result back
+	HostMs    Num    `json:"host_ms"`           // the host's part (finishing a sum; a cpu variant's whole run)
+	TotalMs   Num    `json:"total_ms"`
+	Bytes     Num    `json:"bytes"` // the bytes the variant must move
+	GBps      Num    `json:"gb_per_s"`
+	PctCopy   Num    `json:"pct_of_copy"`
+	SpeedUp   Num    `json:"speed_up"`  // against the program's baseline variant, on total time
+	Result    Num    `json:"result"`    // the program's answer where it is a number (a distance)
+	Error     Num    `json:"error"`     // against the float64 reference
+	Tolerance Num    `json:"tolerance"` // the derived bound Error must stay within
+	Pass      bool   `json:"pass"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Report is one run of a command.
+type Report struct {
+	Program   string `json:"program"`
+	Device    string `json:"device"`
+	N         int64  `json:"n"`
+	Seed      int64  `json:"seed"`
+	Reps      int    `json:"reps"`
+	CopyGBps  Num    `json:"copy_gb_per_s"` // device-to-device copy, read + write, measured in this run
+	H2DMs     Num    `json:"h2d_ms"`        // copying the inputs to the device once
+	ErrorKind string `json:"error_kind"`    // what Error measures
+	Baseline  string `json:"baseline"`      // the variant speed-ups are against
+	Rows      []Row  `json:"rows"`
+	extra     []string
+}
+
+// Note adds a line printed under the table.
+func (r *Report) Note(format string, args ...interface{}) {
+	r.extra = append(r.extra, fmt.Sprintf(format, args...))
+}
+
+// Derive fills GB/s, % of copy and speed-ups from the times.
+func (r *Report) Derive() {
+	base := math.NaN()
+	for _, row := range r.Rows {
+		if row.Variant == r.Baseline && row.Refused == "" {
+			base = float64(row.TotalMs)
+		}
+	}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Refused != "" {
+			continue
+		}
+		ms := float64(row.KernelMs)
+		if math.IsNaN(ms) { // a host variant: its whole run
+			ms = float64(row.TotalMs)
+		}
+		row.GBps = Num(GBps(float64(row.Bytes), ms))
+		row.PctCopy = Num(100 * float64(row.GBps) / float64(r.CopyGBps))
+		row.SpeedUp = Num(base / float64(row.TotalMs))
+	}
+}
+
+// Failed says whether any variant that ran failed its verification.
+func (r *Report) Failed() bool {
+	for _, row := range r.Rows {
+		if row.Refused == "" && !row.Pass {
+			return true
+		}
+	}
+	return false
+}
+
+func us(ms Num) string {
+	f := float64(ms) * 1000
+	switch {
+	case math.IsNaN(f):
+		return "-"
+	case f < 100:
+		return fmt.Sprintf("%.2f", f)
+	case f < 10000:
+		return fmt.Sprintf("%.1f", f)
+	}
+	return fmt.Sprintf("%.0f", f)
+}
+
+func fixed(x Num, digits int) string {
+	if math.IsNaN(float64(x)) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", digits, float64(x))
+}
+
+func sci(x Num) string {
+	if math.IsNaN(float64(x)) {
+		return "-"
+	}
+	if x == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.1e", float64(x))
+}
+
+// WriteTable prints the header lines and the table.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "%s  n=%d  seed=%d  reps=%d  device: %s\n", r.Program, r.N, r.Seed, r.Reps, r.Device)
+	if !math.IsNaN(float64(r.CopyGBps)) {
+		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\t%s\ttolerance\tcheck\t\n", r.ErrorKind)
+	for _, row := range r.Rows {
+		if row.Refused != "" {
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\tskip\t  outside domain: %s\n", row.Variant, row.Refused)
+			continue
+		}
+		check := "PASS"
+		if !row.Pass {
+			check = "FAIL"
+		}
+		threads, blocks := "-", "-"
+		if row.Threads > 0 {
+			threads, blocks = fmt.Sprint(row.Threads), fmt.Sprint(row.Blocks)
+		}
+		note := ""
+		if row.Note != "" {
+			note = "  " + row.Note
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
+			us(row.KernelMs), fixed(row.GBps, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
+			fixed(row.SpeedUp, 2), sci(row.Error), sci(row.Tolerance), check, note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.extra) > 0 {
+		fmt.Fprintln(w, strings.Join(r.extra, "\n"))
+	}
+	return nil
+}
+
+// WriteJSON prints the report as one JSON document.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	if m := Median([]float64{5, 1, 3}); m != 3 {
+		t.Errorf("odd: %v", m)
+	}
+	xs := []float64{4, 1, 3, 2}
+	if m := Median(xs); m != 2.5 || xs[0] != 4 {
+		t.Errorf("even: %v, input changed: %v", m, xs)
+	}
+	if !math.IsNaN(Median(nil)) {
+		t.Error("empty: want NaN")
+	}
+}
+
+func TestDeriveAndPrint(t *testing.T) {
+	r := &Report{Program: "p", CopyGBps: 3000, Baseline: "slow", ErrorKind: "err", Rows: []Row{
+		{Variant: "slow", KernelMs: 4, TotalMs: 8, Bytes: 12e9, Pass: true},
+		{Variant: "fast", KernelMs: 4.8, TotalMs: 2, Bytes: 12e9, Pass: false, Error: Num(math.NaN())},
+		{Variant: "refused", Refused: "n <= 1024"},
+	}}
+	r.Derive()
+	if r.Rows[0].GBps != 3000 || r.Rows[0].PctCopy != 100 || r.Rows[1].SpeedUp != 4 {
+		t.Fatalf("derived %+v", r.Rows)
+	}
+	if !r.Failed() {
+		t.Error("a failing row was not reported")
+	}
+	var table bytes.Buffer
+	if err := r.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FAIL", "PASS", "outside domain: n <= 1024", "4000", "4.00"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]interface{}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatalf("JSON with NaN does not parse: %v\n%s", err, js.String())
+	}
+}

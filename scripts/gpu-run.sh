@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
+# under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
+#   bash gpu-bundle/run.sh [tests|tables|all]   (default all)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+what=${1:-all}
+log=${OUT:-/tmp}/gpu-run.log
+: >"$log"
+export TECAJ_BIN=$here/bin
+failed=()
+step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers a failure
+  local name=$1; shift
+  echo "=== $name" | tee -a "$log"
+  if ! "$@" >>"$log" 2>&1; then failed+=("$name"); echo "    FAILED (see the log)"; fi
+}
+nvidia-smi -L 2>&1 | tee -a "$log"
+
+if [[ $what == all || $what == tests ]]; then
+  step gtest "$here/tests/kernel_tests"
+  for t in "$here"/tests/go-*.test; do step "$(basename "$t")" "$t" -test.v; done
+  # memcheck every kernel at small sizes; racecheck the shared-memory reductions
+  export TECAJ_MAX_N=70000
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$here/tests/kernel_tests"
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" --gtest_filter='Razdalja.*'
+  unset TECAJ_MAX_N
+  echo "--- tests"
+  grep -hE '^\[  PASSED  \]|^\[  SKIPPED \] [0-9]+ tests?,|^\[  FAILED  \] [0-9]+ tests?,' "$log" | sort | uniq -c
+  echo "go: $(grep -c -- '^--- PASS' "$log") passed, $(grep -c -- '^--- SKIP' "$log") skipped, $(grep -c -- '^--- FAIL' "$log") failed"
+  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
+fi
+
+if [[ $what == all || $what == tables ]]; then
+  for prog in razdalja razlika; do
+    for n in 1000000 2^28; do
+      echo; "$here/bin/$prog" -variant all -n "$n" -reps 30 2>&1 | tee -a "$log" || failed+=("$prog -n $n")
+    done
+  done
+  "$here/bin/razdalja" -info 2>&1 | tee -a "$log"
+fi
+
+echo
+if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
+echo "all steps passed"
