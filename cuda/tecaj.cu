@@ -12,9 +12,27 @@ const tc::Program *program_of(tc_program p) {
     }
 }
 
+// Busy-waits on the device clock. Timing a short kernel between two events on an idle stream
+// would also time the host's launch of it (the start event fires at once, the kernel arrives
+// microseconds later); a delay queued first keeps the stream busy until the launch is queued.
+__global__ void delay_kernel(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
 }  // namespace
 
 extern "C" {
+
+tc_status tc_stream_delay(unsigned microseconds, cudaStream_t stream) {
+    delay_kernel<<<1, 1, 0, stream>>>(1000ull * microseconds);
+    TC_LAUNCHED();
+    return TC_OK;
+}
 
 int tc_variant_count(tc_program program) {
     const tc::Program *p = program_of(program);

@@ -114,6 +114,10 @@ double tc_razdalja_finish(const tc_plan *plan, const float *out_on_host);
  * for finite inputs; see razdalja.cu for the derivation. */
 double tc_razdalja_tolerance(const tc_plan *plan);
 
+/* Keeps the stream busy for the given time: queued before a timing event, it lets the event
+ * time the work that follows on the device rather than the host's launch of it. */
+tc_status tc_stream_delay(unsigned microseconds, cudaStream_t stream);
+
 /* Names and texts for any tc_status. */
 const char *tc_status_name(tc_status s);
 const char *tc_status_string(tc_status s);

@@ -271,12 +271,17 @@ func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 }
 
 // Repeat times fn reps times after one warm-up run and returns every time in milliseconds.
+// Each run is queued behind a short device-side delay, so that its time is the device's work
+// and not the host's launch latency (which would dominate kernels of a few microseconds).
 func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
 	if _, err := t.Milliseconds(fn); err != nil {
 		return nil, err
 	}
 	times := make([]float64, reps)
 	for i := range times {
+		if err := check("queueing a delay", C.tc_stream_delay(50, nil)); err != nil {
+			return nil, err
+		}
 		ms, err := t.Milliseconds(fn)
 		if err != nil {
 			return nil, err

@@ -82,13 +82,20 @@ func (r *Report) Note(format string, args ...interface{}) {
 	r.extra = append(r.extra, fmt.Sprintf(format, args...))
 }
 
-// Derive fills GB/s, % of copy and speed-ups from the times.
+// Derive fills GB/s, % of copy and speed-ups from the times. Speed-ups are against the
+// Baseline variant, or, where it is outside its domain, the first variant that ran.
 func (r *Report) Derive() {
-	base := math.NaN()
+	base, named := math.NaN(), r.Baseline
 	for _, row := range r.Rows {
-		if row.Variant == r.Baseline && row.Refused == "" {
-			base = float64(row.TotalMs)
+		if row.Refused == "" && (row.Variant == named || math.IsNaN(base)) {
+			base, r.Baseline = float64(row.TotalMs), row.Variant
+			if row.Variant == named {
+				break
+			}
 		}
+	}
+	if r.Baseline != named {
+		r.Note("speed-up: against %s (%s is outside its domain at this n)", r.Baseline, named)
 	}
 	for i := range r.Rows {
 		row := &r.Rows[i]

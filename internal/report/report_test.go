@@ -52,3 +52,15 @@ func TestDeriveAndPrint(t *testing.T) {
 		t.Fatalf("JSON with NaN does not parse: %v\n%s", err, js.String())
 	}
 }
+
+func TestSpeedUpFallsBackToTheFirstVariantThatRan(t *testing.T) {
+	r := &Report{CopyGBps: 1, Baseline: "1", Rows: []Row{
+		{Variant: "1", Refused: "n <= 1024"},
+		{Variant: "3", KernelMs: 1, TotalMs: 6, Bytes: 1},
+		{Variant: "best", KernelMs: 1, TotalMs: 2, Bytes: 1},
+	}}
+	r.Derive()
+	if r.Baseline != "3" || r.Rows[2].SpeedUp != 3 || len(r.extra) != 1 {
+		t.Fatalf("baseline %q, speed-up %v, notes %v", r.Baseline, r.Rows[2].SpeedUp, r.extra)
+	}
+}
