@@ -236,7 +236,7 @@ const tc_variant variants[VARIANTS] = {
 };
 
 tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device &dev, tc_plan &p) {
-    if (blocks == 0) p.blocks = tc::wave_blocks(dev, threads, n, v == VBEST ? 8 : 1);
+    if (blocks == 0) p.blocks = tc::wave_blocks(dev, threads, n, v == VBEST ? 4 : 1);
     const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds
     const int tree = tc::ceil_log2(threads);
     p.bytes_moved = 8.0 * double(n);
