@@ -18,6 +18,7 @@ struct Program {
 };
 extern const Program razlika;
 extern const Program razdalja;
+extern const Program urejanje;
 
 inline tc_status status(cudaError_t e) { return static_cast<tc_status>(e); }
 #define TC_TRY(call)                                              \

@@ -8,6 +8,7 @@ const tc::Program *program_of(tc_program p) {
     switch (p) {
     case TC_RAZLIKA: return &tc::razlika;
     case TC_RAZDALJA: return &tc::razdalja;
+    case TC_UREJANJE: return &tc::urejanje;
     default: return nullptr;
     }
 }

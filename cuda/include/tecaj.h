@@ -30,7 +30,7 @@ enum {
     TC_BAD_ARGUMENT = -2,   /* an argument no variant accepts: n < 1, threads not a multiple of 32 or > 1024, unknown variant */
 };
 
-typedef enum { TC_RAZLIKA = 0, TC_RAZDALJA = 1, TC_PROGRAM_COUNT = 2 } tc_program;
+typedef enum { TC_RAZLIKA = 0, TC_RAZDALJA = 1, TC_UREJANJE = 2, TC_PROGRAM_COUNT = 3 } tc_program;
 
 /* What a variant writes to its output buffer. */
 typedef enum {
@@ -72,6 +72,10 @@ typedef struct {
     size_t scratch_bytes; /* device scratch the run needs; zero-fill it once when allocated, runs leave it zeroed */
     double bytes_moved;   /* bytes the variant must move through device memory, for GB/s */
     int64_t accumulation_depth; /* razdalja: most float32 additions one term goes through (for the error bound) */
+    int64_t batch;        /* urejanje: independent arrays of n keys */
+    int64_t padded;       /* urejanje: each array's length in the network (the next power of two >= n) */
+    int pairs;            /* urejanje: key-value pairs */
+    int launches;         /* urejanje: kernel launches one sort makes */
 } tc_plan;
 
 typedef struct {
@@ -113,6 +117,20 @@ double tc_razdalja_finish(const tc_plan *plan, const float *out_on_host);
 /* The derived relative error bound of dist = sqrt(finish) against an exact (float64) reference,
  * for finite inputs; see razdalja.cu for the derivation. */
 double tc_razdalja_tolerance(const tc_plan *plan);
+
+/* urejanje: bitonic sort of batch arrays of n 32-bit keys each, ascending or descending, keys
+ * only or with uint32 values. Floats: -0.0 and +0.0 compare equal, NaNs go last (ascending; first
+ * descending: descending is the exact reverse) and come out as the canonical NaN. */
+typedef enum { TC_KEY_FLOAT32 = 0, TC_KEY_INT32 = 1, TC_KEY_UINT32 = 2 } tc_key_type;
+/* threads: a power of two from 32 to 1024 (0 = the variant's default). */
+tc_status tc_urejanje_plan(int variant, int64_t n, int64_t batch, int pairs, int threads, const tc_device *device,
+                           tc_plan *out);
+/* keys_in/keys_out: batch*n keys (float, int32_t or uint32_t); values_in may be NULL (then each
+ * value is its key's index within its array: the result is also an argsort); values_out is
+ * required with pairs and ignored without. keys_out may equal keys_in. */
+tc_status tc_urejanje_run(const tc_plan *plan, tc_key_type type, int descending, const void *keys_in,
+                          const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
+                          cudaStream_t stream);
 
 /* Keeps the stream busy for the given time: queued before a timing event, it lets the event
  * time the work that follows on the device rather than the host's launch of it. */

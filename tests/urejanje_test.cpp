@@ -1,0 +1,215 @@
+// urejanje on the GPU: every variant against a CPU sort of the same keys, element by element
+// (any NaN matches any NaN, -0.0 matches +0.0: they compare equal), plus a permutation check:
+// with pairs every value indexes an input key with the same bits, each index once; with keys
+// only the -0.0s are all kept. Sizes that are not powers of two, every key type, both
+// directions, keys and pairs, batches and input distributions.
+#include "util.h"
+#include <algorithm>
+#include <numeric>
+
+using namespace tctest;
+
+namespace {
+
+enum Dist { UNIFORM, SORTED, REVERSED, EQUAL, FEW, DISTS };
+
+uint32_t float_bits(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+
+// The order the sort promises, as an unsigned key: written independently of the kernels.
+uint32_t order_key(uint32_t bits, tc_key_type t) {
+    if (t == TC_KEY_INT32) return bits ^ 0x80000000u;
+    if (t == TC_KEY_UINT32) return bits;
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;  // NaN last
+    if (bits == 0x80000000u) bits = 0;                           // -0.0 == +0.0
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+
+std::vector<uint32_t> make_keys(int64_t count, tc_key_type t, Dist d, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> k(count);
+    for (auto &x : k) {
+        if (t == TC_KEY_FLOAT32) x = float_bits(std::uniform_real_distribution<float>(-1e3f, 1e3f)(rng));
+        else x = uint32_t(rng());
+        if (d == FEW) x = (t == TC_KEY_FLOAT32) ? float_bits(float(rng() % 16) - 8.0f) : uint32_t(rng() % 16) * 0x10000001u;
+    }
+    if (d == EQUAL) std::fill(k.begin(), k.end(), k.empty() ? 0 : k[0] | 1u);
+    if (d == SORTED || d == REVERSED) {
+        std::sort(k.begin(), k.end(), [&](uint32_t a, uint32_t b) { return order_key(a, t) < order_key(b, t); });
+        if (d == REVERSED) std::reverse(k.begin(), k.end());
+    }
+    return k;
+}
+
+struct Case {
+    int variant;
+    int64_t n, batch = 1;
+    tc_key_type type = TC_KEY_FLOAT32;
+    bool descending = false, pairs = false;
+    int threads = 0;
+};
+
+std::string describe(const Case &c) {
+    return std::string(tc_variant_at(TC_UREJANJE, c.variant)->name) + " n=" + std::to_string(c.n) +
+           " batch=" + std::to_string(c.batch) + " type=" + std::to_string(c.type) + (c.descending ? " desc" : " asc") +
+           (c.pairs ? " pairs" : " keys") + " threads=" + std::to_string(c.threads);
+}
+
+// The same bits, or (floats) both NaN.
+bool same_bits(uint32_t a, uint32_t b, tc_key_type t) {
+    if (a == b) return true;
+    const bool nan_a = (a & 0x7fffffffu) > 0x7f800000u, nan_b = (b & 0x7fffffffu) > 0x7f800000u;
+    return t == TC_KEY_FLOAT32 && nan_a && nan_b;
+}
+
+// Equal in the sort's order.
+bool same_key(uint32_t a, uint32_t b, tc_key_type t) { return order_key(a, t) == order_key(b, t); }
+
+void check(const Case &c, const std::vector<uint32_t> &keys) {
+    const int64_t items = c.n * c.batch;
+    ASSERT_EQ(int64_t(keys.size()), items);
+    const tc_device d = device();
+    tc_plan p;
+    ASSERT_EQ(TC_OK, tc_urejanje_plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p)) << describe(c);
+    DeviceBuffer<uint32_t> in(items), out(items), values(items);
+    DeviceBuffer<unsigned char> scratch(p.scratch_bytes);
+    in.upload(keys);
+    out.upload(std::vector<uint32_t>(items, kPoisonBits));
+    values.upload(std::vector<uint32_t>(items, kPoisonBits));
+    ASSERT_EQ(TC_OK, tc_urejanje_run(&p, c.type, c.descending, in.ptr, nullptr, out.ptr, c.pairs ? values.ptr : nullptr,
+                                     scratch.ptr, nullptr))
+        << describe(c);
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << describe(c);
+    const auto got = out.download(items), got_values = values.download(items);
+    int bad = 0;
+    for (int64_t b = 0; b < c.batch && bad < 3; ++b) {
+        std::vector<uint32_t> idx(c.n);
+        std::iota(idx.begin(), idx.end(), 0u);
+        const uint32_t *kb = keys.data() + b * c.n;
+        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) {
+            const uint32_t ox = order_key(kb[x], c.type), oy = order_key(kb[y], c.type);
+            return c.descending ? ox > oy : ox < oy;
+        });
+        std::vector<bool> seen(c.n, false);
+        int64_t negative_zeros = 0;
+        for (int64_t i = 0; i < c.n; ++i) negative_zeros += kb[i] == 0x80000000u;
+        for (int64_t i = 0; i < c.n && bad < 3; ++i) {
+            const int64_t at = b * c.n + i;
+            const uint32_t v = got_values[at];
+            std::string why;
+            if (!same_key(got[at], kb[idx[i]], c.type)) why = "not the key the CPU sort has here";
+            else if (c.pairs && (v >= c.n || seen[v])) why = "value out of range or repeated";
+            else if (c.pairs && !same_bits(got[at], kb[v], c.type)) why = "key differs from the input key its value indexes";
+            if (c.pairs && v < c.n) seen[v] = true;
+            negative_zeros -= got[at] == 0x80000000u;
+            if (!why.empty()) {
+                ++bad;
+                ADD_FAILURE() << describe(c) << " batch " << b << " position " << i << ": " << why << ": key " << std::hex
+                              << got[at] << " value " << std::dec << v << ", CPU sort has key " << std::hex << kb[idx[i]];
+            }
+        }
+        if (c.type == TC_KEY_FLOAT32 && bad == 0) EXPECT_EQ(negative_zeros, 0) << describe(c) << ": -0.0 not kept";
+    }
+}
+
+std::vector<int64_t> sort_sizes() {
+    std::vector<int64_t> all = {1, 2, 3, 1023, 1024, 1025, 4097, 1 << 20, (1 << 20) + 1};
+    const char *max = std::getenv("TECAJ_MAX_N");
+    if (!max) return all;
+    std::vector<int64_t> kept;
+    for (int64_t n : all)
+        if (n <= std::atoll(max)) kept.push_back(n);
+    return kept;
+}
+
+}  // namespace
+
+TEST(Urejanje, EveryVariantAndSize) {
+    REQUIRE_GPU();
+    uint64_t seed = 1;
+    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+        for (int64_t n : sort_sizes())
+            for (bool pairs : {false, true}) {
+                Case c{v, n};
+                c.pairs = pairs;
+                check(c, make_keys(n, c.type, UNIFORM, ++seed));
+            }
+}
+
+TEST(Urejanje, TypesDirectionsAndDistributions) {
+    REQUIRE_GPU();
+    uint64_t seed = 1000;
+    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+        for (int64_t n : {1025, 4097})
+            for (tc_key_type t : {TC_KEY_FLOAT32, TC_KEY_INT32, TC_KEY_UINT32})
+                for (bool desc : {false, true})
+                    for (bool pairs : {false, true})
+                        for (int dist = 0; dist < DISTS; ++dist) {
+                            Case c{v, n};
+                            c.type = t;
+                            c.descending = desc;
+                            c.pairs = pairs;
+                            check(c, make_keys(n, t, Dist(dist), ++seed));
+                        }
+}
+
+TEST(Urejanje, Batches) {
+    REQUIRE_GPU();
+    uint64_t seed = 5000;
+    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+        for (int64_t batch : {2, 3, 64})
+            for (int64_t n : {1, 7, 1000, 1024, 5000})
+                for (bool pairs : {false, true}) {
+                    Case c{v, n, batch};
+                    c.pairs = pairs;
+                    c.descending = batch == 3;
+                    c.type = batch == 64 ? TC_KEY_INT32 : TC_KEY_FLOAT32;
+                    check(c, make_keys(n * batch, c.type, UNIFORM, ++seed));
+                }
+}
+
+TEST(Urejanje, BlockSizes) {
+    REQUIRE_GPU();
+    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+        for (int threads : {32, 64, 512, 1024})
+            for (int64_t n : {4097, 70001}) {
+                Case c{v, n};
+                c.threads = threads;
+                c.pairs = true;
+                check(c, make_keys(n, c.type, UNIFORM, uint64_t(threads + n)));
+            }
+}
+
+TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {
+    REQUIRE_GPU();
+    const float specials[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1.0f, -1.0f, 1.0f, NAN, 0.0f, -0.0f};
+    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+        for (bool desc : {false, true})
+            for (bool pairs : {false, true}) {
+                std::vector<uint32_t> keys = make_keys(3001, TC_KEY_FLOAT32, UNIFORM, 77);
+                for (size_t i = 0; i < keys.size(); i += 7) keys[i] = float_bits(specials[(i / 7) % 11]);
+                Case c{v, int64_t(keys.size())};
+                c.descending = desc;
+                c.pairs = pairs;
+                check(c, keys);
+            }
+}
+
+TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
+    const tc_device d = fake_device();
+    tc_plan p;
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 0, 1, 0, 256, &d, &p));     // n < 1
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 10, 0, 0, 256, &d, &p));    // batch < 1
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 10, 1, 0, 96, &d, &p));     // not a power of two
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 10, 1, 0, 2048, &d, &p));   // > 1024
+    ASSERT_EQ(TC_OK, tc_urejanje_plan(tc_variant_find(TC_UREJANJE, "nl"), 1025, 3, 1, 256, &d, &p));
+    EXPECT_EQ(p.padded, 2048);
+    EXPECT_EQ(p.out_count, 3 * 1025);
+    EXPECT_EQ(p.scratch_bytes, size_t(8 * 2048 * 3));  // pairs: 8-byte words
+    // o: pack, unpack and one launch per step: log2(2048) = 11 gives 66 steps
+    ASSERT_EQ(TC_OK, tc_urejanje_plan(tc_variant_find(TC_UREJANJE, "o"), 2048, 1, 0, 256, &d, &p));
+    EXPECT_EQ(p.launches, 2 + 66);
+}
