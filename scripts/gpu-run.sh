@@ -22,7 +22,7 @@ if [[ $what == all || $what == tests ]]; then
   # memcheck every kernel at small sizes; racecheck the shared-memory reductions
   export TECAJ_MAX_N=70000
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$here/tests/kernel_tests"
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" --gtest_filter='Razdalja.*'
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" --gtest_filter='Razdalja.*:Urejanje.EveryVariantAndSize:Urejanje.Batches'
   unset TECAJ_MAX_N
   echo "--- tests"
   grep -hE '^\[  PASSED  \]|^\[  SKIPPED \] [0-9]+ tests?,|^\[  FAILED  \] [0-9]+ tests?,' "$log" | sort | uniq -c
@@ -36,7 +36,12 @@ if [[ $what == all || $what == tables ]]; then
       echo; "$here/bin/$prog" -variant all -n "$n" -reps 30 2>&1 | tee -a "$log" || failed+=("$prog -n $n")
     done
   done
+  for args in "-n 2^24 -pairs -type uint32 -reps 10" "-n 1024 -batch 1024 -pairs -type uint32" \
+              "-n 2^14 -type uint32" "-n 2^20 -pairs -type uint32"; do
+    echo; "$here/bin/urejanje" -variant all $args 2>&1 | tee -a "$log" || failed+=("urejanje $args")
+  done
   "$here/bin/razdalja" -info 2>&1 | tee -a "$log"
+  "$here/bin/urejanje" -info 2>&1 | tee -a "$log"
 fi
 
 echo

@@ -66,6 +66,12 @@ type Command struct {
 	DeviceBytes func(n int64) int64
 	// Open prepares inputs and references; dev is nil when only host variants run.
 	Open func(o Options, dev *gpu.Device) (Session, error)
+	// Optional: a program's own flags, their check, and its own planning (default PlanLaunch).
+	Flags             func(fs *flag.FlagSet)
+	Check             func() error
+	Plan              func(dev *gpu.Device, v gpu.Variant, o Options) (*gpu.Plan, error)
+	PowerOfTwoThreads bool                  // -threads must be a power of two
+	Items             func(o Options) int64 // elements a run processes, for a Mitems/s column (nil: none)
 }
 
 // ceilingBytes is the size of the device-to-device copy that gives the bandwidth ceiling:
@@ -140,7 +146,11 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	plans := make([]*gpu.Plan, len(chosen))
 	refused := make([]string, len(chosen))
 	for i, v := range chosen {
-		plans[i], err = dev.PlanLaunch(c.Kernels, v, o.N, o.Threads, o.Blocks)
+		if c.Plan != nil {
+			plans[i], err = c.Plan(dev, v, o)
+		} else {
+			plans[i], err = dev.PlanLaunch(c.Kernels, v, o.N, o.Threads, o.Blocks)
+		}
 		switch {
 		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
 			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
@@ -184,6 +194,9 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	defer s.Free()
 	r := &report.Report{Program: c.Name, Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps,
 		ErrorKind: c.ErrorKind, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
+	if c.Items != nil {
+		r.Items = c.Items(o)
+	}
 	if dev != nil {
 		r.Device = dev.Name
 		timer, err := gpu.NewTimer()
@@ -234,6 +247,9 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.List, "list", false, "list the variants with their domains and bytes moved, and exit")
 	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	if c.Flags != nil {
+		c.Flags(fs)
+	}
 	fs.Usage = func() { fmt.Fprintf(stderr, "run %s -h for the flags and variants\n", c.Name) }
 	help := func() {
 		fmt.Fprintf(stderr, "%s: %s\n\nUsage: %s [flags]\n\n", c.Name, c.About, c.Name)
@@ -269,6 +285,13 @@ func (c Command) validate(o Options) error {
 		return usagef("-blocks must be from 0 (computed) to 2147483647 (got %d)", o.Blocks)
 	case o.Reps < 1 || o.Reps > 100000:
 		return usagef("-reps must be from 1 to 100000 (got %d)", o.Reps)
+	case c.PowerOfTwoThreads && o.Threads&(o.Threads-1) != 0:
+		return usagef("-threads must be a power of two from 32 to 1024 (got %d)", o.Threads)
+	}
+	if c.Check != nil {
+		if err := c.Check(); err != nil {
+			return usageError{err.Error()}
+		}
 	}
 	names := []string{}
 	for _, v := range gpu.Variants(c.Kernels) {

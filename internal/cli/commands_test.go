@@ -33,7 +33,7 @@ func command(t *testing.T, name string) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir, "./cmd/razlika", "./cmd/razdalja")
+		cmd := exec.Command("go", "build", "-o", binDir, "./cmd/razlika", "./cmd/razdalja", "./cmd/urejanje")
 		cmd.Dir = "../.."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = errors.New(string(out))
@@ -86,7 +86,7 @@ func TestBadUsageExitsTwoNamingTheFlag(t *testing.T) {
 		{[]string{"-bogus"}, "flag provided but not defined"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
-	for _, name := range []string{"razlika", "razdalja"} {
+	for _, name := range []string{"razlika", "razdalja", "urejanje"} {
 		for _, c := range cases {
 			code, _, stderr := run(t, name, c.args...)
 			if code != 2 || !strings.Contains(stderr, c.want) {
@@ -100,6 +100,7 @@ func TestHelpAndListNeedNoGPU(t *testing.T) {
 	for name, variants := range map[string][]string{
 		"razlika":  {"1", "2", "3", "4", "e4", "best", "cpu"},
 		"razdalja": {"g", "ls", "ls1", "ls2", "ls3", "ls4", "la1", "la2", "best", "cub", "cpu"},
+		"urejanje": {"o", "ov", "n", "nl", "best", "cub", "cpu"},
 	} {
 		if code, _, stderr := run(t, name, "-h"); code != 0 || !strings.Contains(stderr, "Exit status") {
 			t.Errorf("%s -h: exit %d, %q", name, code, stderr)
@@ -116,11 +117,27 @@ func TestHelpAndListNeedNoGPU(t *testing.T) {
 	}
 }
 
+func TestSortUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-threads", "96"}, "power of two"},
+		{[]string{"-type", "float64"}, `-type "float64" is unknown`},
+		{[]string{"-batch", "0"}, "-batch must be"},
+		{[]string{"-dist", "zipf"}, `-dist "zipf" is unknown`},
+	} {
+		if code, _, stderr := run(t, "urejanje", c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("urejanje %v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
 func TestWithoutGPU(t *testing.T) {
 	if gpuReason() == "" {
 		t.Skip("a GPU is present: the no-GPU paths cannot be seen here")
 	}
-	for _, name := range []string{"razlika", "razdalja"} {
+	for _, name := range []string{"razlika", "razdalja", "urejanje"} {
 		for _, args := range [][]string{{"-n", "1000"}, {"-variant", "all"}, {"-info"}} {
 			code, _, stderr := run(t, name, args...)
 			if code != 3 || !strings.Contains(stderr, "no usable GPU") || !strings.Contains(stderr, "-variant cpu") {
@@ -138,7 +155,7 @@ func TestOnGPU(t *testing.T) {
 	if reason := gpuReason(); reason != "" {
 		t.Skip("no usable GPU: " + reason)
 	}
-	for _, name := range []string{"razlika", "razdalja"} {
+	for _, name := range []string{"razlika", "razdalja", "urejanje"} {
 		code, stdout, stderr := run(t, name, "-variant", "all", "-n", "100003", "-reps", "3", "-json")
 		if code != 0 {
 			t.Fatalf("%s -variant all: exit %d\n%s%s", name, code, stdout, stderr)

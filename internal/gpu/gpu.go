@@ -168,6 +168,22 @@ func (b *Buffer) Upload(src []float32) error {
 	return cuda("copying host to device", C.cudaMemcpy(b.ptr, unsafe.Pointer(&src[0]), C.size_t(len(src)*4), C.cudaMemcpyHostToDevice))
 }
 
+// UploadWords copies 32-bit words (keys of any type) to the start of the buffer.
+func (b *Buffer) UploadWords(src []uint32) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return b.Upload(unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), len(src)))
+}
+
+// DownloadWords copies the start of the buffer to dst as 32-bit words.
+func (b *Buffer) DownloadWords(dst []uint32) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return b.Download(unsafe.Slice((*float32)(unsafe.Pointer(&dst[0])), len(dst)))
+}
+
 // Download copies the start of the buffer to dst.
 func (b *Buffer) Download(dst []float32) error {
 	if int64(len(dst))*4 > b.bytes {
@@ -211,6 +227,14 @@ func AllocHost(n int64, pinned bool) (*Host, error) {
 	}
 	h.Floats = unsafe.Slice((*float32)(h.ptr), n)
 	return h, nil
+}
+
+// Words is the same memory as 32-bit words.
+func (h *Host) Words() []uint32 {
+	if len(h.Floats) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&h.Floats[0])), len(h.Floats))
 }
 
 // Free releases pinned memory; a nil value is ignored.

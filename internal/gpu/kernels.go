@@ -66,6 +66,8 @@ type Plan struct {
 	ScratchBytes      int64   // device scratch it needs, zero-filled when allocated
 	BytesMoved        float64 // for GB/s
 	AccumulationDepth int64
+	Batch, Padded     int64 // urejanje: arrays, and each array's length in the network
+	Launches          int   // urejanje: kernel launches one sort makes
 	c                 C.tc_plan
 }
 
@@ -82,10 +84,15 @@ func planFor(p Program, v Variant, n int64, threads, blocks int, desc C.tc_devic
 	if err := check(fmt.Sprintf("planning variant %s for n=%d", v.Name, n), s); err != nil {
 		return nil, err
 	}
+	pl.fill()
+	return pl, nil
+}
+
+func (pl *Plan) fill() {
 	pl.N, pl.Threads, pl.Blocks = int64(pl.c.n), int(pl.c.threads), int(pl.c.blocks)
 	pl.OutCount, pl.ScratchBytes = int64(pl.c.out_count), int64(pl.c.scratch_bytes)
 	pl.BytesMoved, pl.AccumulationDepth = float64(pl.c.bytes_moved), int64(pl.c.accumulation_depth)
-	return pl, nil
+	pl.Batch, pl.Padded, pl.Launches = int64(pl.c.batch), int64(pl.c.padded), int(pl.c.launches)
 }
 
 // h100Like describes a device for plans made without one (tests).
@@ -142,4 +149,50 @@ func Kernels(p Program, v Variant) ([]KernelInfo, error) {
 		})
 	}
 	return out, nil
+}
+
+// Urejanje is the bitonic sort program.
+const Urejanje Program = C.TC_UREJANJE
+
+// KeyType is the type of the sort's 32-bit keys.
+type KeyType int
+
+// The key types, as tecaj.h numbers them.
+const (
+	Float32 KeyType = C.TC_KEY_FLOAT32
+	Int32   KeyType = C.TC_KEY_INT32
+	Uint32  KeyType = C.TC_KEY_UINT32
+)
+
+// PlanSort plans a sort of batch arrays of n keys (threads a power of two from 32 to 1024).
+func (d *Device) PlanSort(v Variant, n, batch int64, pairs bool, threads int) (*Plan, error) {
+	return planSortFor(v, n, batch, pairs, threads, d.desc)
+}
+
+func planSortFor(v Variant, n, batch int64, pairs bool, threads int, desc C.tc_device) (*Plan, error) {
+	pl := &Plan{Variant: v}
+	p := C.int(0)
+	if pairs {
+		p = 1
+	}
+	s := C.tc_urejanje_plan(C.int(v.Index), C.int64_t(n), C.int64_t(batch), p, C.int(threads), &desc, &pl.c)
+	if err := check(fmt.Sprintf("planning sort variant %s for n=%d batch=%d", v.Name, n, batch), s); err != nil {
+		return nil, err
+	}
+	pl.fill()
+	return pl, nil
+}
+
+// RunUrejanje sorts keysIn into keysOut (and the indices into valuesOut with pairs; else nil).
+func RunUrejanje(pl *Plan, t KeyType, descending bool, keysIn, keysOut, valuesOut, scratch *Buffer) error {
+	desc := C.int(0)
+	if descending {
+		desc = 1
+	}
+	var values *C.uint32_t
+	if valuesOut != nil {
+		values = (*C.uint32_t)(valuesOut.ptr)
+	}
+	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_key_type(t), desc, keysIn.ptr, nil,
+		keysOut.ptr, values, scratch.ptr, nil))
 }

@@ -1,0 +1,185 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+)
+
+// KeyType mirrors the library's key types: 0 float32, 1 int32, 2 uint32.
+type KeyType int
+
+// The key types.
+const (
+	Float32 KeyType = iota
+	Int32
+	Uint32
+)
+
+// OrderKey maps a key's bits to an unsigned word that orders as the sort promises: floats with
+// -0.0 == +0.0 and every NaN last; int32 signed.
+func OrderKey(bits uint32, t KeyType) uint32 {
+	switch t {
+	case Int32:
+		return bits ^ 0x80000000
+	case Uint32:
+		return bits
+	}
+	if bits&0x7fffffff > 0x7f800000 {
+		return 0xffffffff
+	}
+	if bits == 0x80000000 {
+		bits = 0
+	}
+	if bits&0x80000000 != 0 {
+		return ^bits
+	}
+	return bits | 0x80000000
+}
+
+// Distributions of sort inputs.
+var Distributions = []string{"uniform", "sorted", "reversed", "equal", "few"}
+
+// SortKeys fills keys (raw bits) from seed: uniform (floats in [-1000, 1000), integers over the
+// whole range), sorted, reversed, equal (one value) or few (16 distinct values).
+func SortKeys(keys []uint32, t KeyType, dist string, seed int64) {
+	parallel(len(keys), func(c, lo, hi int) {
+		r := rand.New(rand.NewSource(seed*1_000_003 + int64(c)))
+		for i := lo; i < hi; i++ {
+			switch {
+			case dist == "few" && t == Float32:
+				keys[i] = math.Float32bits(float32(r.Intn(16) - 8))
+			case dist == "few":
+				keys[i] = uint32(r.Intn(16)) * 0x10000001
+			case t == Float32:
+				keys[i] = math.Float32bits(2000*r.Float32() - 1000)
+			default:
+				keys[i] = r.Uint32()
+			}
+		}
+	})
+	switch dist {
+	case "equal":
+		for i := range keys {
+			keys[i] = keys[0]
+		}
+	case "sorted", "reversed":
+		order := StableOrder(keys, t, false)
+		sorted := make([]uint32, len(keys))
+		for i, j := range order {
+			sorted[i] = keys[j]
+		}
+		if dist == "reversed" {
+			for i, j := 0, len(sorted)-1; i < j; i, j = i+1, j-1 {
+				sorted[i], sorted[j] = sorted[j], sorted[i]
+			}
+		}
+		copy(keys, sorted)
+	}
+}
+
+// StableOrder returns the indices of keys in stable sorted order (an LSD radix sort on the order
+// words, two 16-bit passes: fast enough to check 2^24 keys).
+func StableOrder(keys []uint32, t KeyType, descending bool) []uint32 {
+	word := func(i uint32) uint32 {
+		w := OrderKey(keys[i], t)
+		if descending {
+			w = ^w
+		}
+		return w
+	}
+	idx := make([]uint32, len(keys))
+	tmp := make([]uint32, len(keys))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	for shift := uint(0); shift < 32; shift += 16 {
+		var count [1<<16 + 1]int
+		for _, i := range idx {
+			count[(word(i)>>shift)&0xffff+1]++
+		}
+		for d := 1; d <= 1<<16; d++ {
+			count[d] += count[d-1]
+		}
+		for _, i := range idx {
+			d := (word(i) >> shift) & 0xffff
+			tmp[count[d]] = i
+			count[d]++
+		}
+		idx, tmp = tmp, idx
+	}
+	return idx
+}
+
+// SortCheck is the outcome of verifying a sort.
+type SortCheck struct {
+	Bad   int64  // misplaced or wrong elements
+	First string // the first problem, for the report
+}
+
+// CheckSort verifies batch sorted arrays of n keys: each array's keys equal, position by
+// position, those of the CPU's stable sort of the input (in the sort's order: any NaN matches
+// any NaN and -0.0 matches +0.0); with values, every value indexes an input key with the same
+// bits (NaN: any NaN) and each index appears once.
+func CheckSort(in, out, values []uint32, n, batch int64, t KeyType, descending bool) SortCheck {
+	var res SortCheck
+	for b := int64(0); b < batch; b++ {
+		kin, kout := in[b*n:(b+1)*n], out[b*n:(b+1)*n]
+		order := StableOrder(kin, t, descending)
+		seen := make([]bool, n)
+		for i := int64(0); i < n; i++ {
+			why := ""
+			if OrderKey(kout[i], t) != OrderKey(kin[order[i]], t) {
+				why = "not the key the CPU sort has here"
+			} else if values != nil {
+				v := int64(values[b*n+i])
+				switch {
+				case v >= n || seen[v]:
+					why = "value out of range or repeated"
+				case !sameBits(kout[i], kin[v], t):
+					why = "key differs from the input key its value indexes"
+				default:
+					seen[v] = true
+				}
+			}
+			if why != "" {
+				if res.Bad == 0 {
+					res.First = fmt.Sprintf("array %d position %d: %s", b, i, why)
+				}
+				res.Bad++
+			}
+		}
+	}
+	return res
+}
+
+func sameBits(a, b uint32, t KeyType) bool {
+	return a == b || (t == Float32 && a&0x7fffffff > 0x7f800000 && b&0x7fffffff > 0x7f800000)
+}
+
+// SortCPU is urejanje's host variant: Go's sort.SliceStable on each array, arrays in parallel;
+// with values it sorts indices (an argsort) and gathers the keys.
+func SortCPU(in, out, values []uint32, n, batch int64, t KeyType, descending bool) {
+	work := func(b int64) {
+		kin := in[b*n : (b+1)*n]
+		idx := make([]uint32, n)
+		for i := range idx {
+			idx[i] = uint32(i)
+		}
+		sort.SliceStable(idx, func(x, y int) bool {
+			ox, oy := OrderKey(kin[idx[x]], t), OrderKey(kin[idx[y]], t)
+			if descending {
+				return ox > oy
+			}
+			return ox < oy
+		})
+		for i, j := range idx {
+			out[b*n+int64(i)] = kin[j]
+			if values != nil {
+				values[b*n+int64(i)] = j
+			}
+		}
+	}
+	parallel(int(batch)*chunk, func(c, _, _ int) { work(int64(c)) })
+}

@@ -1,0 +1,49 @@
+package verify
+
+import (
+	"math"
+	"testing"
+)
+
+func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
+	for _, tt := range []KeyType{Float32, Int32, Uint32} {
+		for _, desc := range []bool{false, true} {
+			n, batch := int64(1001), int64(3)
+			in := make([]uint32, n*batch)
+			SortKeys(in, tt, "few", 9)
+			out, values := make([]uint32, len(in)), make([]uint32, len(in))
+			SortCPU(in, out, values, n, batch, tt, desc)
+			if c := CheckSort(in, out, values, n, batch, tt, desc); c.Bad != 0 {
+				t.Fatalf("type %d desc %v: correct sort rejected: %+v", tt, desc, c)
+			}
+			unsorted := append([]uint32(nil), out...)
+			unsorted[5], unsorted[n-5] = unsorted[n-5], unsorted[5]
+			if c := CheckSort(in, unsorted, nil, n, batch, tt, desc); c.Bad == 0 {
+				t.Errorf("type %d: an unsorted output passed", tt)
+			}
+			notPerm := append([]uint32(nil), out...)
+			notPerm[2*n+7] = notPerm[2*n+6] // sorted still, but one key duplicated, one lost
+			if c := CheckSort(in, notPerm, nil, n, batch, tt, desc); c.Bad == 0 && out[2*n+7] != out[2*n+6] {
+				t.Errorf("type %d: a sorted non-permutation passed", tt)
+			}
+			badValues := append([]uint32(nil), values...)
+			badValues[10] = badValues[11]
+			if c := CheckSort(in, out, badValues, n, batch, tt, desc); c.Bad == 0 {
+				t.Errorf("type %d: repeated values passed", tt)
+			}
+		}
+	}
+}
+
+func TestOrderKeyFloats(t *testing.T) {
+	f := func(x float32) uint32 { return OrderKey(math.Float32bits(x), Float32) }
+	nan := math.Float32bits(float32(math.NaN()))
+	if !(f(float32(math.Inf(-1))) < f(-1) && f(-1) < f(0) && f(0) == OrderKey(0x80000000, Float32) &&
+		f(0) < f(1) && f(1) < f(float32(math.Inf(1))) && f(float32(math.Inf(1))) < OrderKey(nan, Float32) &&
+		OrderKey(nan|0x80000000, Float32) == OrderKey(nan, Float32)) {
+		t.Error("float order: want -Inf < -1 < -0 == +0 < 1 < +Inf < every NaN")
+	}
+	if !(OrderKey(0x80000000, Int32) < OrderKey(0, Int32) && OrderKey(0xffffffff, Int32) < OrderKey(1, Int32)) {
+		t.Error("int32 order")
+	}
+}
