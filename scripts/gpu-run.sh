@@ -4,6 +4,11 @@
 #   bash gpu-bundle/run.sh [tests|tables|all]   (default all)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
+  unpacked=$(mktemp -d)
+  tar -C "$unpacked" -xzf "$here/bundle.tar.gz"
+  here=$unpacked
+fi
 what=${1:-all}
 log=${OUT:-/tmp}/gpu-run.log
 : >"$log"
