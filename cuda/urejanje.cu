@@ -205,14 +205,16 @@ const tc_variant variants[VARIANTS] = {
     {"n", "start (block sorts its chunk), middle (global step), finish (block completes k): global memory",
      "any n and batch", "2 * words * launches", TC_OUT_ELEMENTS, 0, 5},
     {"nl", "as n, with start and finish in shared memory", "any n and batch", "2 * words * launches",
-     TC_OUT_ELEMENTS, 0, 5},
-    {"best", "shared-memory chunks of 4096-8192, up to 5 global steps fused in registers, input/output fused",
+     TC_OUT_ELEMENTS, 0, 4},
+    {"best", "shared-memory chunks of up to 4096-8192, up to 4 global steps fused in registers, input/output fused",
      "any n and batch", "2 * words * passes", TC_OUT_ELEMENTS, 0, 3},
     {"cub", "baseline: cub::DeviceRadixSort (one array) or cub::DeviceSegmentedSort (batches)", "any n and batch",
      "-", TC_OUT_ELEMENTS, 0, 0},
 };
 
-constexpr int kMaxFusedSteps = 5;
+// 4 steps: 16 words a thread; 5 needed 144 registers a thread, and the occupancy that cost more
+// than the pass it saved.
+constexpr int kMaxFusedSteps = 4;
 
 int64_t next_pow2(int64_t n) {
     int64_t p = 1;
@@ -220,9 +222,14 @@ int64_t next_pow2(int64_t n) {
     return p;
 }
 
-// The shared-memory chunk: lecture variants use two elements a thread; best fills 32 KB.
+// The shared-memory chunk: lecture variants use two elements a thread; best fills 32 KB, but
+// no more than leaves 128 blocks to fill the device (and no less than 1024).
 int chunk_of(const tc_plan &p) {
-    const int64_t want = p.variant == VBEST ? (p.pairs ? 4096 : 8192) : 2 * p.threads;
+    int64_t want = 2 * p.threads;
+    if (p.variant == VBEST) {
+        want = p.pairs ? 4096 : 8192;
+        while (want > 1024 && want * 128 > p.padded * p.batch) want /= 2;
+    }
     return int(want < p.padded ? want : p.padded);
 }
 
@@ -305,8 +312,7 @@ struct Sorter {
         case 1: bitonic_registers<T, 1><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
         case 2: bitonic_registers<T, 2><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
         case 3: bitonic_registers<T, 3><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
-        case 4: bitonic_registers<T, 4><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
-        default: bitonic_registers<T, 5><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
+        default: bitonic_registers<T, 4><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
         }
         return cudaGetLastError();
     }
@@ -406,7 +412,7 @@ const void *kernel(int v, int k, const char **name) {
     case VBEST:
         if (k == 0) { *name = "bitonic_shared<u64>"; return reinterpret_cast<const void *>(bitonic_shared<uint64_t>); }
         if (k == 1) { *name = "bitonic_registers<u64,4>"; return reinterpret_cast<const void *>(bitonic_registers<uint64_t, 4>); }
-        if (k == 2) { *name = "bitonic_registers<u64,5>"; return reinterpret_cast<const void *>(bitonic_registers<uint64_t, 5>); }
+        if (k == 2) { *name = "bitonic_registers<u32,4>"; return reinterpret_cast<const void *>(bitonic_registers<uint32_t, 4>); }
         break;
     }
     if (k == 0) { *name = "pack_kernel<u64>"; return reinterpret_cast<const void *>(pack_kernel<uint64_t>); }
