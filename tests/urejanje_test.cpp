@@ -115,15 +115,7 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     }
 }
 
-std::vector<int64_t> sort_sizes() {
-    std::vector<int64_t> all = {1, 2, 3, 1023, 1024, 1025, 4097, 1 << 20, (1 << 20) + 1};
-    const char *max = std::getenv("TECAJ_MAX_N");
-    if (!max) return all;
-    std::vector<int64_t> kept;
-    for (int64_t n : all)
-        if (n <= std::atoll(max)) kept.push_back(n);
-    return kept;
-}
+std::vector<int64_t> sort_sizes() { return up_to_max_n({1, 2, 3, 1023, 1024, 1025, 4097, 1 << 20, (1 << 20) + 1}); }
 
 }  // namespace
 

@@ -103,8 +103,7 @@ inline tc_device fake_device() { return tc_device{132, 2048, 2147483647}; }
 
 // The sizes every variant is tested at. TECAJ_MAX_N (set by the GPU runner for the slow
 // compute-sanitizer passes) drops the larger ones.
-inline std::vector<int64_t> sizes() {
-    std::vector<int64_t> all = {1, 31, 32, 33, 1023, 1024, 1025, 65537, (1 << 20) + 3};
+inline std::vector<int64_t> up_to_max_n(std::vector<int64_t> all) {
     const char *max = std::getenv("TECAJ_MAX_N");
     if (!max) return all;
     std::vector<int64_t> kept;
@@ -112,6 +111,7 @@ inline std::vector<int64_t> sizes() {
         if (n <= std::atoll(max)) kept.push_back(n);
     return kept;
 }
+inline std::vector<int64_t> sizes() { return up_to_max_n({1, 31, 32, 33, 1023, 1024, 1025, 65537, (1 << 20) + 3}); }
 const int kThreads[] = {32, 96, 256, 1024};
 
 }  // namespace tctest
