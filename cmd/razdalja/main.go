@@ -69,7 +69,7 @@ func (s *session) Free() {
 
 // RunDevice: poison the output, run once, copy back, let the host finish, verify; then time reps.
 func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
-	row := report.Row{HostMs: 0}
+	var row report.Row
 	scratch, err := gpu.Alloc(pl.ScratchBytes, false)
 	if err != nil {
 		return row, err
@@ -82,10 +82,7 @@ func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) 
 		return row, err
 	}
 	run := func() error { return gpu.RunRazdalja(pl, s.in.DA, s.in.DB, s.out, scratch) }
-	if err := run(); err != nil {
-		return row, err
-	}
-	if err := gpu.Synchronize("running razdalja " + pl.Variant.Name); err != nil {
+	if err := cli.LaunchOnce("razdalja "+pl.Variant.Name, run); err != nil {
 		return row, err
 	}
 	host := s.hostOut.Floats[:pl.OutCount]
@@ -110,13 +107,7 @@ func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) 
 	if unwritten > 0 {
 		row.Note = fmt.Sprintf("%d of %d outputs unwritten", unwritten, len(host))
 	}
-	times, err := timer.Repeat(s.o.Reps, run)
-	if err != nil {
-		return row, err
-	}
-	row.KernelMs = report.Num(report.Median(times))
-	row.TotalMs = row.KernelMs + row.D2HMs + row.HostMs
-	return row, nil
+	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
 }
 
 func (s *session) RunHost(string) (report.Row, error) {
@@ -124,10 +115,11 @@ func (s *session) RunHost(string) (report.Row, error) {
 	ms := cli.TimeHost(s.o.Reps, func() { sum = verify.SquaredDistanceCPU(s.in.A.Floats, s.in.B.Floats) })
 	distance := math.Sqrt(sum)
 	tol := verify.DistanceCPUTolerance(s.o.N)
-	return report.Row{
-		KernelMs: cli.NaNNum, D2HMs: cli.NaNNum, HostMs: report.Num(ms), TotalMs: report.Num(ms),
+	row := report.Row{
 		Bytes: report.Num(8 * float64(s.o.N)), Result: report.Num(distance),
 		Error: report.Num(verify.RelativeError(distance, s.distance)), Tolerance: report.Num(tol),
 		Pass: verify.Within(distance, s.distance, tol),
-	}, nil
+	}
+	cli.HostTimes(&row, ms)
+	return row, nil
 }

@@ -83,15 +83,12 @@ func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) 
 	if pl.Variant.Managed {
 		return s.runManaged(pl, timer)
 	}
-	row := report.Row{HostMs: 0}
+	var row report.Row
 	run := func() error { return gpu.RunRazlika(pl, s.in.DA, s.in.DB, s.dc) }
 	if err := s.dc.Fill(0xFF); err != nil {
 		return row, err
 	}
-	if err := run(); err != nil {
-		return row, err
-	}
-	if err := gpu.Synchronize("running razlika " + pl.Variant.Name); err != nil {
+	if err := cli.LaunchOnce("razlika "+pl.Variant.Name, run); err != nil {
 		return row, err
 	}
 	d2h, err := timer.Milliseconds(func() error { return s.dc.Download(s.c.Floats) })
@@ -100,19 +97,13 @@ func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) 
 	}
 	row = s.verified(row, s.c.Floats)
 	row.D2HMs = report.Num(d2h)
-	times, err := timer.Repeat(s.o.Reps, run)
-	if err != nil {
-		return row, err
-	}
-	row.KernelMs = report.Num(report.Median(times))
-	row.TotalMs = row.KernelMs + row.D2HMs
-	return row, nil
+	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
 }
 
 // runManaged is e4's lesson: the host writes the inputs straight into unified memory, the first
 // launch pulls the pages to the device, the host's read of c pulls them back; no explicit copies.
 func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
-	row := report.Row{HostMs: 0}
+	var row report.Row
 	var bufs [3]*gpu.Buffer
 	for i := range bufs {
 		b, err := gpu.Alloc(4*s.o.N, true)
@@ -137,12 +128,9 @@ func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error)
 	copy(s.c.Floats, c.Floats()) // the host's first touch migrates c back
 	row.D2HMs = report.Num(float64(time.Since(start).Nanoseconds()) / 1e6)
 	row = s.verified(row, s.c.Floats)
-	times, err := timer.Repeat(s.o.Reps, run)
-	if err != nil {
+	if err := cli.TimeKernel(&row, timer, s.o.Reps, run); err != nil {
 		return row, err
 	}
-	row.KernelMs = report.Num(report.Median(times))
-	row.TotalMs = row.KernelMs + row.D2HMs
 	if row.Note == "" {
 		row.Note = fmt.Sprintf("first launch, migrating the pages in: %.1f us", first*1000)
 	}
@@ -152,7 +140,7 @@ func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error)
 func (s *session) RunHost(string) (report.Row, error) {
 	ms := cli.TimeHost(s.o.Reps, func() { verify.DifferenceCPU(s.in.A.Floats, s.in.B.Floats, s.c.Floats) })
 	row := s.verified(report.Row{}, s.c.Floats)
-	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = cli.NaNNum, cli.NaNNum, report.Num(ms), report.Num(ms)
+	cli.HostTimes(&row, ms)
 	row.Bytes = report.Num(12 * float64(s.o.N))
 	return row, nil
 }

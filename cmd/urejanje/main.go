@@ -127,7 +127,7 @@ func (s *session) check(row report.Row, values []uint32) report.Row {
 }
 
 func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
-	row := report.Row{HostMs: 0}
+	var row report.Row
 	scratch, err := gpu.Alloc(pl.ScratchBytes, false)
 	if err != nil {
 		return row, err
@@ -137,13 +137,16 @@ func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) 
 	if pairs {
 		dValues = s.dValues
 	}
-	if err := firstError(s.dOut.Fill(0xFF), s.dValues.Fill(0xFF)); err != nil {
+	if err := s.dOut.Fill(0xFF); err != nil {
+		return row, err
+	}
+	if err := s.dValues.Fill(0xFF); err != nil {
 		return row, err
 	}
 	run := func() error {
 		return gpu.RunUrejanje(pl, keyTypes[keyType], descending, s.dIn, s.dOut, dValues, scratch)
 	}
-	if err := firstError(run(), gpu.Synchronize("running urejanje "+pl.Variant.Name)); err != nil {
+	if err := cli.LaunchOnce("urejanje "+pl.Variant.Name, run); err != nil {
 		return row, err
 	}
 	d2h, err := timer.Milliseconds(func() error {
@@ -161,14 +164,9 @@ func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) 
 	}
 	row = s.check(row, values)
 	row.D2HMs = report.Num(d2h)
-	times, err := timer.Repeat(s.o.Reps, run)
-	if err != nil {
-		return row, err
-	}
-	row.KernelMs = report.Num(report.Median(times))
-	row.TotalMs = row.KernelMs + row.D2HMs
+	err = cli.TimeKernel(&row, timer, s.o.Reps, run)
 	row.Note = strings.TrimSpace(fmt.Sprintf("%d launches %s", pl.Launches, row.Note))
-	return row, nil
+	return row, err
 }
 
 func (s *session) RunHost(string) (report.Row, error) {
@@ -184,15 +182,6 @@ func (s *session) RunHost(string) (report.Row, error) {
 		verify.SortCPU(s.in.Words(), s.out.Words(), values, s.o.N, batch, verify.KeyType(keyTypes[keyType]), descending)
 	})
 	row := s.check(report.Row{}, values)
-	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = cli.NaNNum, cli.NaNNum, report.Num(ms), report.Num(ms)
+	cli.HostTimes(&row, ms)
 	return row, nil
-}
-
-func firstError(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }

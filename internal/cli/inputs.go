@@ -78,3 +78,28 @@ func TimeHost(reps int, fn func()) float64 {
 
 // NaNNum is a missing figure in a report row.
 var NaNNum = report.Num(math.NaN())
+
+// LaunchOnce runs a variant's launches once and waits for the device (the verified run).
+func LaunchOnce(what string, run func() error) error {
+	if err := run(); err != nil {
+		return err
+	}
+	return gpu.Synchronize("running " + what)
+}
+
+// TimeKernel fills row's kernel time (median of reps timed runs of run) and its total time
+// (kernel + copy back + host work), the columns every device row shares.
+func TimeKernel(row *report.Row, timer *gpu.Timer, reps int, run func() error) error {
+	times, err := timer.Repeat(reps, run)
+	if err != nil {
+		return err
+	}
+	row.KernelMs = report.Num(report.Median(times))
+	row.TotalMs = row.KernelMs + row.D2HMs + row.HostMs
+	return nil
+}
+
+// HostTimes fills a host variant's row: its whole run is host time; no kernel, no copies.
+func HostTimes(row *report.Row, ms float64) {
+	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = NaNNum, NaNNum, report.Num(ms), report.Num(ms)
+}
