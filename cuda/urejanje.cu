@@ -39,14 +39,15 @@ struct Io {
     const uint32_t *values_in;  // null: the index within the array
     uint32_t *keys_out;
     uint32_t *values_out;
-    int64_t n, padded;  // each array's length and its padded length
+    int64_t n, padded;  // each array's length and its padded length (a power of two)
+    int log_padded;
     tc_key_type type;
     bool descending;
 };
 
 template <typename T>
 __device__ __forceinline__ T pack(const Io &io, int64_t idx) {  // idx in [0, batch*padded)
-    const int64_t b = idx / io.padded, i = idx - b * io.padded;
+    const int64_t b = idx >> io.log_padded, i = idx & (io.padded - 1);
     if (i >= io.n) return T(~T(0));  // padding sorts last
     const int64_t src = b * io.n + i;
     const uint32_t key = to_ordered(io.keys_in[src], io.type, io.descending);
@@ -57,7 +58,7 @@ __device__ __forceinline__ T pack(const Io &io, int64_t idx) {  // idx in [0, ba
 
 template <typename T>
 __device__ __forceinline__ void unpack(const Io &io, int64_t idx, T word) {
-    const int64_t b = idx / io.padded, i = idx - b * io.padded;
+    const int64_t b = idx >> io.log_padded, i = idx & (io.padded - 1);
     if (i >= io.n) return;
     const int64_t dst = b * io.n + i;
     io.keys_out[dst] = from_ordered(uint32_t(uint64_t(word) >> (sizeof(T) == 4 ? 0 : 32)), io.type, io.descending);
@@ -170,27 +171,300 @@ __global__ void bitonic_shared(T *d, int chunk, int64_t padded, int64_t k_first,
     }
 }
 
-// Beyond the lecture: STEPS consecutive global steps j_hi, j_hi/2, ... fused in registers. The
-// 2^STEPS elements that these steps mix differ only in bits log2(j_lo)..log2(j_hi) of their index,
-// so one thread loads them all, runs the steps, and stores them: one pass over memory instead of
-// STEPS. Consecutive threads take consecutive indices (coalesced, as j_lo >= the chunk >= 32).
-template <typename T, int STEPS>
-__global__ void bitonic_registers(T *d, int64_t total, int64_t padded, int64_t j_lo, int log_j_lo, int64_t k) {
-    constexpr int R = 1 << STEPS;
-    const int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (g >= total / R) return;
-    const int64_t base = ((g >> log_j_lo) << (log_j_lo + STEPS)) | (g & (j_lo - 1));
-    const bool up = ascending(base, padded, k);
-    T x[R];
+// ---- best: register blocks with shared-memory transposes ------------------------------------
+//
+// Beyond the lecture. A block holds E = 2^LOG_E elements, 16 in each thread's registers. The
+// block's elements have logical indices l in [0, E); a *layout* says which 4 bits of l are the
+// register index (s[0] < s[1] < s[2] < s[3]) and puts the thread index in the other bits, in
+// order. A step on bit b compares l with l ^ 2^b: inside a thread's registers when b is one of
+// the layout's bits, so a block runs up to 4 steps between two exchanges; between groups of 4
+// steps the block rewrites its elements through shared memory into the next layout (a
+// transpose). Three kinds of pass:
+//   SORT    a chunk of E consecutive elements, every merge k = 2..E (the first pass);
+//   FINISH  a chunk of E consecutive elements, the steps j = E/2..1 of a merge k > E;
+//   STRIDED the steps of a merge k > E whose j >= E: logical bits 0..C-1 are global bits
+//           0..C-1 (C words make 128 bytes, so loads stay coalesced) and logical bits C..E-1
+//           are global bits g..g+E-C-1, so up to LOG_E - C steps run in one pass.
+// The layouts are fixed at compile time, so every register index is a constant.
+
+constexpr int kLogR = 4, kR = 1 << kLogR;  // elements a thread holds
+enum PassMode { SORT, FINISH, STRIDED };
+
+// A layout, packed: bit positions s[0..3] in bytes 0..3 (ascending).
+__host__ __device__ constexpr int layout_of(int s0, int s1, int s2, int s3) { return s0 | s1 << 8 | s2 << 16 | s3 << 24; }
+__host__ __device__ constexpr int bit_at(int layout, int q) { return (layout >> (8 * q)) & 0xff; }
+__host__ __device__ constexpr bool holds(int layout, int b) {
+    return bit_at(layout, 0) == b || bit_at(layout, 1) == b || bit_at(layout, 2) == b || bit_at(layout, 3) == b;
+}
+// The top layout: register bits E-4..E-1, threads on bits 0..E-5 (consecutive threads read
+// consecutive words).
+__host__ __device__ constexpr int top_layout(int e) { return layout_of(e - 4, e - 3, e - 2, e - 1); }
+
+struct Phase {
+    int layout;     // the layout this phase runs in
+    int q_hi, q_lo; // steps on register bits q_hi, q_hi-1, ..., q_lo (descending j)
+    int m;          // SORT: the merge (k = 2^m); else unused
+};
+struct PassPlan {
+    int first;      // the layout the pass loads in
+    int count;
+    Phase p[40];
+};
+
+// The layout for steps on bits top, top-1, ..., top-n+1: the current one if it holds them all;
+// else those bits plus fillers: the highest bits when `fill_top` (the pass's last layout, so
+// stores stay coalesced), otherwise the bits just above the group, then just below, never
+// under `lowest`.
+__host__ __device__ constexpr Phase choose(int top, int n, int cur, int lowest, int e, bool fill_top, int m) {
+    bool all = true;
+    for (int b = top - n + 1; b <= top; ++b) all = all && holds(cur, b);
+    int s[4] = {0, 0, 0, 0};
+    int layout = cur;
+    if (!all) {
+        int c = 0;
+        for (int b = top - n + 1; b <= top; ++b) s[c++] = b;
+        if (fill_top) {
+            for (int b = e - 1; c < 4; --b)
+                if (b > top || b < top - n + 1) s[c++] = b;
+        } else {
+            for (int b = top + 1; c < 4 && b < e; ++b) s[c++] = b;
+            for (int b = top - n; c < 4 && b >= lowest; --b) s[c++] = b;
+        }
+        for (int i = 0; i < 4; ++i)  // sort ascending
+            for (int j = i + 1; j < 4; ++j)
+                if (s[j] < s[i]) {
+                    const int t = s[i];
+                    s[i] = s[j];
+                    s[j] = t;
+                }
+        layout = layout_of(s[0], s[1], s[2], s[3]);
+    }
+    int q_hi = 0, q_lo = 0;
+    for (int q = 0; q < 4; ++q) {
+        if (bit_at(layout, q) == top) q_hi = q;
+        if (bit_at(layout, q) == top - n + 1) q_lo = q;
+    }
+    return Phase{layout, q_hi, q_lo, m};
+}
+
+// The phases of a pass. c: the coalescing bits (STRIDED); groups: STRIDED's groups of 4 steps.
+__host__ __device__ constexpr PassPlan make_pass(int e, int mode, int c, int groups) {
+    PassPlan plan{top_layout(e), 0, {}};
+    int cur = plan.first;
+    // (merge, top bit, steps) of every group, top-down
+    int gm[40] = {}, gtop[40] = {}, gn[40] = {}, count = 0;
+    if (mode == SORT) {
+        for (int m = 1; m <= e; ++m)
+            for (int b = m - 1; b >= 0; b -= 4) gm[count] = m, gtop[count] = b, gn[count++] = b + 1 < 4 ? b + 1 : 4;
+    } else if (mode == FINISH) {
+        for (int b = e - 1; b >= 0; b -= 4) gtop[count] = b, gn[count++] = b + 1 < 4 ? b + 1 : 4;
+    } else {
+        const int G = e - c;
+        for (int i = 0; i < groups; ++i) {
+            const int left = G - 4 * i;
+            gtop[count] = e - 1 - 4 * i, gn[count++] = left < 4 ? left : 4;
+        }
+    }
+    for (int i = 0; i < count; ++i) {
+        const bool last = i == count - 1 && mode != STRIDED;
+        plan.p[i] = choose(gtop[i], gn[i], cur, mode == STRIDED ? c : 0, e, last, gm[i]);
+        cur = plan.p[i].layout;
+    }
+    plan.count = count;
+    return plan;
+}
+
+// The logical index of thread t's register 0 in layout L: t's bits with a zero inserted at each
+// of the layout's bits.
+template <int L>
+__device__ __forceinline__ uint32_t spread(uint32_t t) {
 #pragma unroll
-    for (int t = 0; t < R; ++t) x[t] = d[base + t * j_lo];
+    for (int q = 0; q < 4; ++q) {
+        const int b = bit_at(L, q);
+        t = ((t >> b) << (b + 1)) | (t & ((1u << b) - 1));
+    }
+    return t;
+}
+// The logical offset of register r in layout L.
+__host__ __device__ constexpr uint32_t reg_offset(int L, int r) {
+    return uint32_t((r & 1) << bit_at(L, 0) | (r >> 1 & 1) << bit_at(L, 1) | (r >> 2 & 1) << bit_at(L, 2) |
+                    (r >> 3 & 1) << bit_at(L, 3));
+}
+// Shared-memory slot of logical index l: the bits above the bank bits are XORed into them, so
+// that no layout's transpose makes two threads of a half-warp (8-byte words) hit one bank (u32:
+// at most two). Linear over XOR, so slot(a | b) = slot(a) ^ slot(b) for disjoint a and b.
+template <typename T>
+__host__ __device__ constexpr uint32_t slot(uint32_t l) {
+    return sizeof(T) == 8 ? l ^ ((l >> 4) & 15u) : l ^ ((l >> 5) & 31u);
+}
+
+struct BlockPass {
+    int log_k;        // FINISH and STRIDED: the merge (k = 2^log_k)
+    int g;            // STRIDED: the global bit of logical bit C
+    int steps;        // STRIDED: steps in this pass (on logical bits E-1 .. E-steps)
+    bool load_input;  // pack the caller's keys instead of reading the work array
+    bool store_output;  // unpack to the caller's output instead of writing the work array
+};
+
+template <typename T, int LOG_E, int MODE, int GROUPS>
+struct BlockSort {
+    static constexpr int C = sizeof(T) == 8 ? 4 : 5;  // 16 or 32 consecutive words: 128 bytes
+    static constexpr PassPlan P = make_pass(LOG_E, MODE, C, GROUPS);
+
+    T *work, *shared;  // work: at the block's logical index 0
+    const Io &io;
+    const BlockPass &bp;
+    T x[kR];
+    int64_t gbase;  // global index of logical index 0
+    int g;          // STRIDED: global bit of logical bit C
+    // SORT and FINISH (a block lies inside one array): the array's keys and values, and the
+    // index in it of logical index 0
+    const uint32_t *keys_in, *values_in;
+    uint32_t *keys_out, *values_out;
+    uint32_t first;
+
+    __device__ BlockSort(T *w, T *s, const Io &i, const BlockPass &p) : shared(s), io(i), bp(p) {
+        const int64_t blk = blockIdx.x;
+        if constexpr (MODE == STRIDED) {
+            g = bp.g;
+            // block bits: global bits C..g-1, then those above the window
+            const int mid = g - C;
+            gbase = ((blk >> mid) << (g + LOG_E - C)) | ((blk & ((int64_t(1) << mid) - 1)) << C);
+        } else {
+            g = C;
+            gbase = blk << LOG_E;
+            const int64_t array = gbase >> io.log_padded;
+            first = uint32_t(gbase & (io.padded - 1));
+            keys_in = io.keys_in + array * io.n;
+            values_in = io.values_in ? io.values_in + array * io.n : nullptr;
+            keys_out = io.keys_out + array * io.n;
+            values_out = io.values_out + array * io.n;
+        }
+        work = w + gbase;
+    }
+    // Offset from work of logical index l (below 2^32: a STRIDED window lies inside one array).
+    __device__ __forceinline__ uint32_t offset(uint32_t l) const {
+        if constexpr (MODE != STRIDED) return l;
+        return (l & ((1u << C) - 1)) | ((l >> C) << g);
+    }
+
+    template <int L>
+    __device__ __forceinline__ void load() {
+        const uint32_t l0 = spread<L>(threadIdx.x);
 #pragma unroll
-    for (int s = STEPS - 1; s >= 0; --s)
+        for (int r = 0; r < kR; ++r) {
+            const uint32_t l = l0 | reg_offset(L, r);
+            if constexpr (MODE == SORT) {  // the first pass packs the caller's keys
+                const uint32_t i = first + l;
+                if (i >= io.n) {
+                    x[r] = T(~T(0));  // padding sorts last
+                } else {
+                    const uint32_t key = to_ordered(keys_in[i], io.type, io.descending);
+                    x[r] = sizeof(T) == 4 ? T(key) : T(uint64_t(key) << 32 | (values_in ? values_in[i] : i));
+                }
+            } else {
+                x[r] = work[offset(l)];
+            }
+        }
+    }
+    template <int L>
+    __device__ __forceinline__ void store() {
+        const uint32_t l0 = spread<L>(threadIdx.x);
+        const bool out = MODE != STRIDED && bp.store_output;  // the last pass unpacks to the caller's output
 #pragma unroll
-        for (int t = 0; t < R; ++t)
-            if ((t & (1 << s)) == 0) compare_exchange(x[t], x[t + (1 << s)], up);
+        for (int r = 0; r < kR; ++r) {
+            const uint32_t l = l0 | reg_offset(L, r);
+            if (out) {
+                const uint32_t i = first + l;
+                if (i < io.n) {
+                    keys_out[i] = from_ordered(uint32_t(uint64_t(x[r]) >> (sizeof(T) == 4 ? 0 : 32)), io.type, io.descending);
+                    if (sizeof(T) == 8) values_out[i] = uint32_t(x[r]);
+                }
+            } else {
+                work[offset(l)] = x[r];
+            }
+        }
+    }
+    // Rewrites the block's elements from layout FROM to layout TO through shared memory.
+    template <int FROM, int TO, bool WAIT>
+    __device__ __forceinline__ void transpose() {
+        if (WAIT) __syncthreads();  // every thread has read the previous transpose
+        const uint32_t a = slot<T>(spread<FROM>(threadIdx.x));
 #pragma unroll
-    for (int t = 0; t < R; ++t) d[base + t * j_lo] = x[t];
+        for (int r = 0; r < kR; ++r) shared[a ^ slot<T>(reg_offset(FROM, r))] = x[r];
+        __syncthreads();
+        const uint32_t b = slot<T>(spread<TO>(threadIdx.x));
+#pragma unroll
+        for (int r = 0; r < kR; ++r) x[r] = shared[b ^ slot<T>(reg_offset(TO, r))];
+    }
+
+    // The step on register bit Q of layout L; bit r of `down` set: pair (r, r + 2^Q) sorts
+    // descending.
+    template <int L, int Q>
+    __device__ __forceinline__ void step(uint32_t down) {
+        if (MODE == STRIDED && bit_at(L, Q) < LOG_E - bp.steps) return;  // not this pass's step
+#pragma unroll
+        for (int r = 0; r < kR; ++r) {
+            if (r & (1 << Q)) continue;
+            T &a = x[r], &b = x[r | (1 << Q)];
+            const bool swap = (b < a) != bool((down >> r) & 1);  // one compare, then four selects (u64)
+            const T na = swap ? b : a, nb = swap ? a : b;
+            a = na;
+            b = nb;
+        }
+    }
+
+    template <int I>
+    __device__ __forceinline__ void phases(uint32_t block_down) {
+        if constexpr (I < P.count) {
+            constexpr Phase ph = P.p[I];
+            constexpr int prev = I == 0 ? P.first : P.p[I - 1].layout, L = ph.layout;
+            if constexpr (prev != L) transpose<prev, L, have_transposed(I)>();
+            uint32_t down = block_down;
+            // SORT: merge 2^m sorts down where bit m of the global index is set: bit m of l
+            // while m < E (a register bit or a thread bit), the block's bit when m == E
+            if constexpr (MODE == SORT && ph.m < LOG_E) {
+                if constexpr (holds(L, ph.m)) down = pattern(L, ph.m);
+                else down = (spread<L>(threadIdx.x) >> ph.m & 1) ? 0xFFFFu : 0u;
+            }
+            if constexpr (ph.q_hi >= 3 && ph.q_lo <= 3) step<L, 3>(down);
+            if constexpr (ph.q_hi >= 2 && ph.q_lo <= 2) step<L, 2>(down);
+            if constexpr (ph.q_hi >= 1 && ph.q_lo <= 1) step<L, 1>(down);
+            if constexpr (ph.q_lo <= 0) step<L, 0>(down);
+            phases<I + 1>(block_down);
+        }
+    }
+    // The registers whose bit q (where layout L holds bit m) is set.
+    __host__ __device__ static constexpr uint32_t pattern(int L, int m) {
+        const uint32_t by_q[4] = {0xAAAAu, 0xCCCCu, 0xF0F0u, 0xFF00u};
+        for (int q = 0; q < 4; ++q)
+            if (bit_at(L, q) == m) return by_q[q];
+        return 0;
+    }
+    // Whether a phase before I changed layout (then a transpose must wait for its readers).
+    __host__ __device__ static constexpr bool have_transposed(int I) {
+        int cur = P.first;
+        for (int i = 0; i < I; ++i) {
+            if (P.p[i].layout != cur) return true;
+            cur = P.p[i].layout;
+        }
+        return false;
+    }
+
+    __device__ __forceinline__ void run() {
+        load<P.first>();
+        // FINISH and STRIDED: bit log_k of the index is one of the block's bits; SORT: bit E
+        const int log_k = MODE == SORT ? LOG_E : bp.log_k;
+        const uint32_t block_down = ((gbase & (io.padded - 1)) >> log_k & 1) ? 0xFFFFu : 0u;
+        phases<0>(block_down);
+        store<P.p[P.count - 1].layout>();
+    }
+};
+
+template <typename T, int LOG_E, int MODE, int GROUPS>
+__global__ void __launch_bounds__((1 << LOG_E) / kR, (MODE == SORT && LOG_E == 13) || (MODE == STRIDED && GROUPS == 1) ? 1 : 2) bitonic_block(T *work, Io io, BlockPass bp) {
+    extern __shared__ unsigned char shared_bytes[];
+    BlockSort<T, LOG_E, MODE, GROUPS>(work, reinterpret_cast<T *>(shared_bytes), io, bp).run();
 }
 
 // ---- variants, plans and launches -----------------------------------------------------------
@@ -206,15 +480,11 @@ const tc_variant variants[VARIANTS] = {
      "any n and batch", "2 * words * launches", TC_OUT_ELEMENTS, 0, 5},
     {"nl", "as n, with start and finish in shared memory", "any n and batch", "2 * words * launches",
      TC_OUT_ELEMENTS, 0, 4},
-    {"best", "shared-memory chunks of up to 4096-8192, up to 4 global steps fused in registers, input/output fused",
+    {"best", "blocks of up to 8192 in registers (16 a thread), 4 steps between shared-memory transposes, up to 9 global steps a pass",
      "any n and batch", "2 * words * passes", TC_OUT_ELEMENTS, 0, 3},
     {"cub", "baseline: cub::DeviceRadixSort (one array) or cub::DeviceSegmentedSort (batches)", "any n and batch",
      "-", TC_OUT_ELEMENTS, 0, 0},
 };
-
-// 4 steps: 16 words a thread; 5 needed 144 registers a thread, and the occupancy that cost more
-// than the pass it saved.
-constexpr int kMaxFusedSteps = 4;
 
 int64_t next_pow2(int64_t n) {
     int64_t p = 1;
@@ -222,14 +492,25 @@ int64_t next_pow2(int64_t n) {
     return p;
 }
 
-// The shared-memory chunk: lecture variants use two elements a thread; best fills 32 KB, but
-// no more than leaves 128 blocks to fill the device (and no less than 1024).
+// best's block: E = 16 x threads elements (1024..8192), no more than one array, and shrunk
+// (down to 1024) until the grid has 128 blocks to fill the device. Arrays shorter than 1024
+// are sorted whole by one block of bitonic_shared each.
+constexpr int kMinBlockLog = 10, kMaxBlockLog = 13;
+int block_log(const tc_plan &p) {
+    int e = tc::ceil_log2(int64_t(p.threads) * kR);
+    e = e < kMinBlockLog ? kMinBlockLog : e > kMaxBlockLog ? kMaxBlockLog : e;
+    const int lp = tc::ceil_log2(p.padded);
+    if (e > lp) e = lp;
+    while (e > kMinBlockLog && ((p.padded * p.batch) >> e) < 128) --e;
+    return e;
+}
+bool small_arrays(const tc_plan &p) { return p.padded < (int64_t(1) << kMinBlockLog); }
+// best's steps in one STRIDED pass
+int strided_steps(const tc_plan &p) { return block_log(p) - (p.pairs ? 4 : 5); }
+
+// The shared-memory chunk of n and nl: two elements a thread; best's small arrays: one array.
 int chunk_of(const tc_plan &p) {
-    int64_t want = 2 * p.threads;
-    if (p.variant == VBEST) {
-        want = p.pairs ? 4096 : 8192;
-        while (want > 1024 && want * 128 > p.padded * p.batch) want /= 2;
-    }
+    const int64_t want = p.variant == VBEST ? p.padded : 2 * p.threads;
     return int(want < p.padded ? want : p.padded);
 }
 
@@ -247,9 +528,10 @@ struct Sorter {
     unsigned grid(int64_t items, int threads) const { return unsigned(tc::ceil_div(items, threads)); }
 
     tc_status run() {
+        if (p.variant == VBEST && !small_arrays(p)) return best();
         const int v = p.variant, t = p.threads, chunk = chunk_of(p);
         const int64_t N = p.padded;
-        const bool fused = v == VBEST;
+        const bool fused = v == VBEST;  // small arrays: one block sorts each, reading and writing the caller's data
         if (!fused) {
             pack_kernel<T><<<grid(total, 256), 256, 0, s>>>(io, work, total);
             ++launches;
@@ -269,33 +551,23 @@ struct Sorter {
             const int block = chunk / 2 < 1 ? 1 : chunk / 2 < want ? chunk / 2 : want;
             const size_t smem = shared ? sizeof(T) * size_t(chunk) : 0;
             const unsigned blocks = unsigned(total / chunk);
-            const bool one_pass = fused && chunk == N;
             // start: every k up to the chunk
-            if (shared) bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, 2, chunk, io, fused, one_pass);
+            if (shared) bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, 2, chunk, io, fused, fused);
             else bitonic_n_start<T><<<blocks, block, 0, s>>>(work, chunk, N);
             ++launches;
             TC_LAUNCHED();
+            if (fused) return TC_OK;
             for (int64_t k = 2 * int64_t(chunk); k <= N; k *= 2) {
-                for (int64_t j = k / 2; j >= chunk;) {
-                    if (v == VBEST) {
-                        const int steps_left = log2_of(j) - log2_of(chunk) + 1;
-                        const int steps = steps_left < kMaxFusedSteps ? steps_left : kMaxFusedSteps;
-                        TC_TRY(fused_steps(steps, j, k));
-                        j >>= steps;
-                    } else {
-                        bitonic_ov<T><<<grid(total / 2, t), t, 0, s>>>(work, total, N, j, k);
-                        j /= 2;
-                    }
+                for (int64_t j = k / 2; j >= chunk; j /= 2) {
+                    bitonic_ov<T><<<grid(total / 2, t), t, 0, s>>>(work, total, N, j, k);
                     ++launches;
                     TC_LAUNCHED();
                 }
-                const bool last = fused && k == N;
-                if (shared) bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, k, k, io, false, last);
+                if (shared) bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, k, k, io, false, false);
                 else bitonic_n_finish<T><<<blocks, block, 0, s>>>(work, chunk, N, k);
                 ++launches;
                 TC_LAUNCHED();
             }
-            if (fused) return TC_OK;
         }
         unpack_kernel<T><<<grid(total, 256), 256, 0, s>>>(io, work, total);
         ++launches;
@@ -303,18 +575,53 @@ struct Sorter {
         return TC_OK;
     }
 
-    cudaError_t fused_steps(int steps, int64_t j_hi, int64_t k) {
-        const int log_lo = log2_of(j_hi) - steps + 1;
-        const int64_t j_lo = int64_t(1) << log_lo;
-        const int threads = 256;
-        const unsigned g = grid(total >> steps, threads);
-        switch (steps) {
-        case 1: bitonic_registers<T, 1><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
-        case 2: bitonic_registers<T, 2><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
-        case 3: bitonic_registers<T, 3><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
-        default: bitonic_registers<T, 4><<<g, threads, 0, s>>>(work, total, p.padded, j_lo, log_lo, k); break;
+    // best: one SORT pass over blocks of E, then for every merge k > E its STRIDED passes (up to
+    // E - C steps each) and one FINISH pass. The first pass reads the caller's keys, the last
+    // writes the caller's output.
+    tc_status best() {
+        const int e = block_log(p), G = strided_steps(p), L = tc::ceil_log2(p.padded);
+        TC_TRY((launch<SORT, 1>(e, BlockPass{0, 0, 0, true, e == L})));
+        for (int m = e + 1; m <= L; ++m) {
+            for (int h = m - 1; h >= e; h -= G) {
+                const int steps = h - e + 1 < G ? h - e + 1 : G;
+                const BlockPass bp{m, h - G + 1, steps, false, false};
+                switch ((steps + 3) / 4) {
+                case 1: TC_TRY((launch<STRIDED, 1>(e, bp))); break;
+                case 2: TC_TRY((launch<STRIDED, 2>(e, bp))); break;
+                default: TC_TRY((launch<STRIDED, 3>(e, bp))); break;
+                }
+            }
+            TC_TRY((launch<FINISH, 1>(e, BlockPass{m, 0, 0, false, m == L})));
         }
-        return cudaGetLastError();
+        return TC_OK;
+    }
+
+    template <int MODE, int GROUPS>
+    cudaError_t launch(int e, const BlockPass &bp) {
+        ++launches;
+        switch (e) {
+        case 10: return launch_e<10, MODE, GROUPS>(bp);
+        case 11: return launch_e<11, MODE, GROUPS>(bp);
+        case 12: return launch_e<12, MODE, GROUPS>(bp);
+        default: return launch_e<13, MODE, GROUPS>(bp);
+        }
+    }
+
+    template <int LOG_E, int MODE, int GROUPS>
+    cudaError_t launch_e(const BlockPass &bp) {
+        constexpr int C = sizeof(T) == 8 ? 4 : 5;
+        if constexpr (MODE == STRIDED && 4 * (GROUPS - 1) >= LOG_E - C) {
+            return cudaErrorInvalidValue;  // more groups than steps: never planned
+        } else {
+            const auto kernel = bitonic_block<T, LOG_E, MODE, GROUPS>;
+            // (a STRIDED pass of one group never transposes)
+            const int smem = MODE == STRIDED && GROUPS == 1 ? 0 : int(sizeof(T)) << LOG_E;
+            static const cudaError_t allowed =  // above 48 KB a kernel must ask for its shared memory
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            if (allowed != cudaSuccess) return allowed;
+            kernel<<<unsigned(total >> LOG_E), (1 << LOG_E) / kR, smem, s>>>(work, io, bp);
+            return cudaGetLastError();
+        }
     }
 };
 
@@ -323,12 +630,16 @@ int count_launches(const tc_plan &p) {
     const int64_t N = p.padded;
     const int L = log2_of(N);
     if (p.variant == VO || p.variant == VOV) return 2 + L * (L + 1) / 2;
-    const int c = log2_of(chunk_of(p));
-    int launches = p.variant == VBEST ? 1 : 3;
-    for (int k = c + 1; k <= L; ++k) {
-        const int global_steps = k - c;
-        launches += 1 + (p.variant == VBEST ? (global_steps + kMaxFusedSteps - 1) / kMaxFusedSteps : global_steps);
+    if (p.variant == VBEST) {
+        if (small_arrays(p)) return 1;
+        const int e = block_log(p), G = strided_steps(p);
+        int launches = 1;
+        for (int m = e + 1; m <= L; ++m) launches += (m - e + G - 1) / G + 1;
+        return launches;
     }
+    const int c = log2_of(chunk_of(p));
+    int launches = 3;
+    for (int k = c + 1; k <= L; ++k) launches += 1 + (k - c);
     return launches;
 }
 
@@ -410,9 +721,9 @@ const void *kernel(int v, int k, const char **name) {
         if (k == 3) { *name = "unpack_kernel<u64>"; return reinterpret_cast<const void *>(unpack_kernel<uint64_t>); }
         break;
     case VBEST:
-        if (k == 0) { *name = "bitonic_shared<u64>"; return reinterpret_cast<const void *>(bitonic_shared<uint64_t>); }
-        if (k == 1) { *name = "bitonic_registers<u64,4>"; return reinterpret_cast<const void *>(bitonic_registers<uint64_t, 4>); }
-        if (k == 2) { *name = "bitonic_registers<u32,4>"; return reinterpret_cast<const void *>(bitonic_registers<uint32_t, 4>); }
+        if (k == 0) { *name = "bitonic_block<u64,8192,sort>"; return reinterpret_cast<const void *>(bitonic_block<uint64_t, 13, SORT, 1>); }
+        if (k == 1) { *name = "bitonic_block<u64,8192,strided>"; return reinterpret_cast<const void *>(bitonic_block<uint64_t, 13, STRIDED, 3>); }
+        if (k == 2) { *name = "bitonic_block<u64,8192,finish>"; return reinterpret_cast<const void *>(bitonic_block<uint64_t, 13, FINISH, 1>); }
         break;
     }
     if (k == 0) { *name = "pack_kernel<u64>"; return reinterpret_cast<const void *>(pack_kernel<uint64_t>); }
@@ -427,7 +738,7 @@ const tc::Program tc::urejanje = {variants, VARIANTS, plan, kernel};
 extern "C" tc_status tc_urejanje_plan(int variant, int64_t n, int64_t batch, int pairs, int threads,
                                       const tc_device *device, tc_plan *out) {
     if (batch < 1 || n < 1) return TC_BAD_ARGUMENT;
-    if (threads == 0) threads = variant == VBEST ? 1024 : 256;
+    if (threads == 0) threads = variant == VBEST ? 512 : 256;
     const tc_status st = tc_plan_launch(TC_UREJANJE, variant, n, threads, 0, device, out);
     if (st != TC_OK) return st;
     out->batch = batch;
@@ -484,7 +795,7 @@ extern "C" tc_status tc_urejanje_run(const tc_plan *p, tc_key_type type, int des
         return TC_OK;
     }
     Io io{static_cast<const uint32_t *>(keys_in), values_in, static_cast<uint32_t *>(keys_out), values_out,
-          p->n, p->padded, type, descending != 0};
+          p->n, p->padded, tc::ceil_log2(p->padded), type, descending != 0};
     const int64_t total = p->padded * p->batch;
     if (p->pairs) return Sorter<uint64_t>{*p, static_cast<uint64_t *>(scratch), total, s, io}.run();
     return Sorter<uint32_t>{*p, static_cast<uint32_t *>(scratch), total, s, io}.run();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
-#   bash gpu-bundle/run.sh [tests|tables|all]   (default all)
+#   bash gpu-bundle/run.sh [tests|tables|all|urejanje]   (default all; urejanje: its tests and tables only)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
@@ -35,8 +35,14 @@ if [[ $what == all || $what == tests ]]; then
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
 fi
 
-if [[ $what == all || $what == tables ]]; then
-  for prog in razdalja razlika; do
+if [[ $what == urejanje ]]; then
+  step gtest "$here/tests/kernel_tests" --gtest_filter='Urejanje.*'
+  grep -hE '^\[  PASSED  \]|^\[  FAILED  \]' "$log"
+  grep -m 30 -E 'Failure|FAILED|not the key|value out|differs' "$log"
+fi
+
+if [[ $what == all || $what == tables || $what == urejanje ]]; then
+  [[ $what == urejanje ]] || for prog in razdalja razlika; do
     for n in 1000000 2^28; do
       echo; "$here/bin/$prog" -variant all -n "$n" -reps 30 2>&1 | tee -a "$log" || failed+=("$prog -n $n")
     done
@@ -45,7 +51,7 @@ if [[ $what == all || $what == tables ]]; then
               "-n 2^14 -type uint32" "-n 2^20 -pairs -type uint32"; do
     echo; "$here/bin/urejanje" -variant all $args 2>&1 | tee -a "$log" || failed+=("urejanje $args")
   done
-  "$here/bin/razdalja" -info 2>&1 | tee -a "$log"
+  [[ $what == urejanje ]] || "$here/bin/razdalja" -info 2>&1 | tee -a "$log"
   "$here/bin/urejanje" -info 2>&1 | tee -a "$log"
 fi
 

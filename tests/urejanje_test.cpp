@@ -166,13 +166,37 @@ TEST(Urejanje, Batches) {
 TEST(Urejanje, BlockSizes) {
     REQUIRE_GPU();
     for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
-        for (int threads : {32, 64, 512, 1024})
+        for (int threads : {32, 64, 128, 256, 512, 1024})
             for (int64_t n : {4097, 70001}) {
                 Case c{v, n};
                 c.threads = threads;
                 c.pairs = true;
                 check(c, make_keys(n, c.type, UNIFORM, uint64_t(threads + n)));
             }
+    // best's block is 16 x threads elements: at this size no block is shrunk to fill the device
+    for (int threads : {64, 128, 256, 512})
+        for (int64_t n : up_to_max_n({(1 << 20) + 1}))
+            for (bool pairs : {false, true}) {
+                Case c{tc_variant_find(TC_UREJANJE, "best"), n};
+                c.threads = threads;
+                c.pairs = pairs;
+                c.type = TC_KEY_UINT32;
+                check(c, make_keys(n, c.type, UNIFORM, uint64_t(threads * 3 + n)));
+            }
+}
+
+// Arrays long enough that best splits one merge's global steps over two passes, each with three
+// groups of steps (pairs: 9 steps a pass; keys: 8).
+TEST(Urejanje, BestLargeArrays) {
+    REQUIRE_GPU();
+    const int best = tc_variant_find(TC_UREJANJE, "best");
+    for (int64_t n : up_to_max_n({(1 << 22) + 5}))
+        for (bool pairs : {true, false}) {
+            Case c{best, n};
+            c.pairs = pairs;
+            c.descending = !pairs;
+            check(c, make_keys(n, c.type, UNIFORM, uint64_t(n + pairs)));
+        }
 }
 
 TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {

@@ -240,7 +240,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.SetOutput(stderr)
 	fs.Var((*Count)(&o.N), "n", "elements (accepts 1000000, 1e6, 2^20, 1<<20)")
 	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), or all for a table of every variant")
-	fs.IntVar(&o.Threads, "threads", 256, "threads per block: a multiple of 32 from 32 to 1024")
+	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose (256; urejanje best 512)")
 	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the random inputs")
 	fs.IntVar(&o.Reps, "reps", 20, "timed repetitions (the median is reported), after one warm-up")
@@ -279,7 +279,7 @@ func (c Command) validate(o Options) error {
 	switch {
 	case o.N < 1:
 		return usagef("-n must be at least 1 (got %d)", o.N)
-	case o.Threads < 32 || o.Threads > 1024 || o.Threads%32 != 0:
+	case o.Threads != 0 && (o.Threads < 32 || o.Threads > 1024 || o.Threads%32 != 0):
 		return usagef("-threads must be a multiple of 32 from 32 to 1024 (got %d)", o.Threads)
 	case o.Blocks < 0 || int64(o.Blocks) > 1<<31-1:
 		return usagef("-blocks must be from 0 (computed) to 2147483647 (got %d)", o.Blocks)

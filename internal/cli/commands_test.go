@@ -79,7 +79,7 @@ func TestBadUsageExitsTwoNamingTheFlag(t *testing.T) {
 		{[]string{"-n", "1.5"}, "not a whole number"},
 		{[]string{"-threads", "48"}, "-threads must be a multiple of 32"},
 		{[]string{"-threads", "2048"}, "-threads must be a multiple of 32"},
-		{[]string{"-threads", "0"}, "-threads must be a multiple of 32"},
+		{[]string{"-threads", "-32"}, "-threads must be a multiple of 32"},
 		{[]string{"-blocks", "-1"}, "-blocks must be"},
 		{[]string{"-reps", "0"}, "-reps must be"},
 		{[]string{"-variant", "nope"}, `-variant "nope" is unknown`},
