@@ -290,13 +290,16 @@ __host__ __device__ constexpr uint32_t reg_offset(int L, int r) {
     return uint32_t((r & 1) << bit_at(L, 0) | (r >> 1 & 1) << bit_at(L, 1) | (r >> 2 & 1) << bit_at(L, 2) |
                     (r >> 3 & 1) << bit_at(L, 3));
 }
-// Shared-memory slot of logical index l: the bits above the bank bits are XORed into them, so
-// that no layout's transpose makes two threads of a half-warp (8-byte words) hit one bank (u32:
-// at most two). Linear over XOR, so slot(a | b) = slot(a) ^ slot(b) for disjoint a and b.
+// Shared-memory slot of logical index l: one word of padding after every 16 (8-byte words) or 32,
+// so that no layout's transpose makes two threads of a half-warp hit one bank (u32: at most
+// two). Additive over disjoint bits, slot(a | b) = slot(a) + slot(b), so each register's slot
+// is the thread's slot plus a constant: an immediate offset, no instruction.
 template <typename T>
 __host__ __device__ constexpr uint32_t slot(uint32_t l) {
-    return sizeof(T) == 8 ? l ^ ((l >> 4) & 15u) : l ^ ((l >> 5) & 31u);
+    return sizeof(T) == 8 ? l + (l >> 4) : l + (l >> 5);
 }
+template <typename T>
+constexpr int shared_words(int log_e) { return (1 << log_e) + (1 << log_e) / (sizeof(T) == 8 ? 16 : 32); }
 
 struct BlockPass {
     int log_k;        // FINISH and STRIDED: the merge (k = 2^log_k)
@@ -389,13 +392,13 @@ struct BlockSort {
     template <int FROM, int TO, bool WAIT>
     __device__ __forceinline__ void transpose() {
         if (WAIT) __syncthreads();  // every thread has read the previous transpose
-        const uint32_t a = slot<T>(spread<FROM>(threadIdx.x));
+        T *a = shared + slot<T>(spread<FROM>(threadIdx.x));
 #pragma unroll
-        for (int r = 0; r < kR; ++r) shared[a ^ slot<T>(reg_offset(FROM, r))] = x[r];
+        for (int r = 0; r < kR; ++r) a[slot<T>(reg_offset(FROM, r))] = x[r];
         __syncthreads();
-        const uint32_t b = slot<T>(spread<TO>(threadIdx.x));
+        const T *b = shared + slot<T>(spread<TO>(threadIdx.x));
 #pragma unroll
-        for (int r = 0; r < kR; ++r) x[r] = shared[b ^ slot<T>(reg_offset(TO, r))];
+        for (int r = 0; r < kR; ++r) x[r] = b[slot<T>(reg_offset(TO, r))];
     }
 
     // The step on register bit Q of layout L; bit r of `down` set: pair (r, r + 2^Q) sorts
@@ -407,7 +410,8 @@ struct BlockSort {
         for (int r = 0; r < kR; ++r) {
             if (r & (1 << Q)) continue;
             T &a = x[r], &b = x[r | (1 << Q)];
-            const bool swap = (b < a) != bool((down >> r) & 1);  // one compare, then four selects (u64)
+            // one compare, then four selects (u64); outside SORT the direction is the block's
+            const bool swap = (b < a) != bool(MODE == SORT ? (down >> r) & 1 : down & 1);
             const T na = swap ? b : a, nb = swap ? a : b;
             a = na;
             b = nb;
@@ -462,7 +466,8 @@ struct BlockSort {
 };
 
 template <typename T, int LOG_E, int MODE, int GROUPS>
-__global__ void __launch_bounds__((1 << LOG_E) / kR, (MODE == SORT && LOG_E == 13) || (MODE == STRIDED && GROUPS == 1) ? 1 : 2) bitonic_block(T *work, Io io, BlockPass bp) {
+__global__ void __launch_bounds__((1 << LOG_E) / kR, MODE == STRIDED && GROUPS == 1 ? 1 : 2)
+    bitonic_block(T *work, Io io, BlockPass bp) {
     extern __shared__ unsigned char shared_bytes[];
     BlockSort<T, LOG_E, MODE, GROUPS>(work, reinterpret_cast<T *>(shared_bytes), io, bp).run();
 }
@@ -506,7 +511,13 @@ int block_log(const tc_plan &p) {
 }
 bool small_arrays(const tc_plan &p) { return p.padded < (int64_t(1) << kMinBlockLog); }
 // best's steps in one STRIDED pass
-int strided_steps(const tc_plan &p) { return block_log(p) - (p.pairs ? 4 : 5); }
+// The passes after SORT: blocks of 8192 wherever they still fill the device (a smaller SORT
+// block is then followed by FINISH passes for the merges up to 8192, with no STRIDED pass).
+int rest_log(const tc_plan &p) {
+    const int lp = tc::ceil_log2(p.padded);
+    return lp >= kMaxBlockLog && ((p.padded * p.batch) >> kMaxBlockLog) >= 128 ? kMaxBlockLog : block_log(p);
+}
+int strided_steps(const tc_plan &p) { return rest_log(p) - (p.pairs ? 4 : 5); }
 
 // The shared-memory chunk of n and nl: two elements a thread; best's small arrays: one array.
 int chunk_of(const tc_plan &p) {
@@ -576,12 +587,12 @@ struct Sorter {
     }
 
     // best: one SORT pass over blocks of E, then for every merge k > E its STRIDED passes (up to
-    // E - C steps each) and one FINISH pass. The first pass reads the caller's keys, the last
+    // E - C steps each, E here the later passes' block) and one FINISH pass. The first pass reads the caller's keys, the last
     // writes the caller's output.
     tc_status best() {
-        const int e = block_log(p), G = strided_steps(p), L = tc::ceil_log2(p.padded);
-        TC_TRY((launch<SORT, 1>(e, BlockPass{0, 0, 0, true, e == L})));
-        for (int m = e + 1; m <= L; ++m) {
+        const int first = block_log(p), e = rest_log(p), G = strided_steps(p), L = tc::ceil_log2(p.padded);
+        TC_TRY((launch<SORT, 1>(first, BlockPass{0, 0, 0, true, first == L})));
+        for (int m = first + 1; m <= L; ++m) {
             for (int h = m - 1; h >= e; h -= G) {
                 const int steps = h - e + 1 < G ? h - e + 1 : G;
                 const BlockPass bp{m, h - G + 1, steps, false, false};
@@ -591,7 +602,9 @@ struct Sorter {
                 default: TC_TRY((launch<STRIDED, 3>(e, bp))); break;
                 }
             }
-            TC_TRY((launch<FINISH, 1>(e, BlockPass{m, 0, 0, false, m == L})));
+            // a merge up to the later passes' block (after a smaller SORT block) is one FINISH
+            // over blocks of exactly its length
+            TC_TRY((launch<FINISH, 1>(m < e ? m : e, BlockPass{m, 0, 0, false, m == L})));
         }
         return TC_OK;
     }
@@ -615,7 +628,7 @@ struct Sorter {
         } else {
             const auto kernel = bitonic_block<T, LOG_E, MODE, GROUPS>;
             // (a STRIDED pass of one group never transposes)
-            const int smem = MODE == STRIDED && GROUPS == 1 ? 0 : int(sizeof(T)) << LOG_E;
+            const int smem = MODE == STRIDED && GROUPS == 1 ? 0 : int(sizeof(T)) * shared_words<T>(LOG_E);
             static const cudaError_t allowed =  // above 48 KB a kernel must ask for its shared memory
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
             if (allowed != cudaSuccess) return allowed;
@@ -632,9 +645,9 @@ int count_launches(const tc_plan &p) {
     if (p.variant == VO || p.variant == VOV) return 2 + L * (L + 1) / 2;
     if (p.variant == VBEST) {
         if (small_arrays(p)) return 1;
-        const int e = block_log(p), G = strided_steps(p);
+        const int first = block_log(p), e = rest_log(p), G = strided_steps(p);
         int launches = 1;
-        for (int m = e + 1; m <= L; ++m) launches += (m - e + G - 1) / G + 1;
+        for (int m = first + 1; m <= L; ++m) launches += (m - 1 >= e ? (m - e + G - 1) / G : 0) + 1;
         return launches;
     }
     const int c = log2_of(chunk_of(p));
