@@ -510,13 +510,13 @@ int block_log(const tc_plan &p) {
     return e;
 }
 bool small_arrays(const tc_plan &p) { return p.padded < (int64_t(1) << kMinBlockLog); }
-// best's steps in one STRIDED pass
 // The passes after SORT: blocks of 8192 wherever they still fill the device (a smaller SORT
 // block is then followed by FINISH passes for the merges up to 8192, with no STRIDED pass).
 int rest_log(const tc_plan &p) {
     const int lp = tc::ceil_log2(p.padded);
     return lp >= kMaxBlockLog && ((p.padded * p.batch) >> kMaxBlockLog) >= 128 ? kMaxBlockLog : block_log(p);
 }
+// best's steps in one STRIDED pass: the block's bits less the 16 or 32 consecutive words
 int strided_steps(const tc_plan &p) { return rest_log(p) - (p.pairs ? 4 : 5); }
 
 // The shared-memory chunk of n and nl: two elements a thread; best's small arrays: one array.
