@@ -43,26 +43,41 @@ struct Io {
     int log_padded;
     tc_key_type type;
     bool descending;
+
+    // Array b's part: its keys and values from its first element (null values stay null).
+    struct Array {
+        const uint32_t *keys_in, *values_in;
+        uint32_t *keys_out, *values_out;
+    };
+    __device__ __forceinline__ Array array(int64_t b) const {
+        const int64_t at = b * n;
+        return {keys_in + at, values_in ? values_in + at : nullptr, keys_out + at, values_out ? values_out + at : nullptr};
+    }
 };
 
+// The word for element i of an array (i in [0, padded)): padding sorts last.
 template <typename T>
-__device__ __forceinline__ T pack(const Io &io, int64_t idx) {  // idx in [0, batch*padded)
-    const int64_t b = idx >> io.log_padded, i = idx & (io.padded - 1);
-    if (i >= io.n) return T(~T(0));  // padding sorts last
-    const int64_t src = b * io.n + i;
-    const uint32_t key = to_ordered(io.keys_in[src], io.type, io.descending);
+__device__ __forceinline__ T pack(const Io &io, const Io::Array &a, int64_t i) {
+    if (i >= io.n) return T(~T(0));
+    const uint32_t key = to_ordered(a.keys_in[i], io.type, io.descending);
     if (sizeof(T) == 4) return T(key);
-    const uint32_t value = io.values_in ? io.values_in[src] : uint32_t(i);
+    const uint32_t value = a.values_in ? a.values_in[i] : uint32_t(i);
     return T((uint64_t(key) << 32) | value);
 }
-
+template <typename T>
+__device__ __forceinline__ void unpack(const Io &io, const Io::Array &a, int64_t i, T word) {
+    if (i >= io.n) return;
+    a.keys_out[i] = from_ordered(uint32_t(uint64_t(word) >> (sizeof(T) == 4 ? 0 : 32)), io.type, io.descending);
+    if (sizeof(T) == 8) a.values_out[i] = uint32_t(word);
+}
+// The same for element idx of the whole work array, idx in [0, batch*padded).
+template <typename T>
+__device__ __forceinline__ T pack(const Io &io, int64_t idx) {
+    return pack<T>(io, io.array(idx >> io.log_padded), idx & (io.padded - 1));
+}
 template <typename T>
 __device__ __forceinline__ void unpack(const Io &io, int64_t idx, T word) {
-    const int64_t b = idx >> io.log_padded, i = idx & (io.padded - 1);
-    if (i >= io.n) return;
-    const int64_t dst = b * io.n + i;
-    io.keys_out[dst] = from_ordered(uint32_t(uint64_t(word) >> (sizeof(T) == 4 ? 0 : 32)), io.type, io.descending);
-    if (sizeof(T) == 8) io.values_out[dst] = uint32_t(word);
+    unpack<T>(io, io.array(idx >> io.log_padded), idx & (io.padded - 1), word);
 }
 
 template <typename T>
@@ -320,10 +335,9 @@ struct BlockSort {
     T x[kR];
     int64_t gbase;  // global index of logical index 0
     int g;          // STRIDED: global bit of logical bit C
-    // SORT and FINISH (a block lies inside one array): the array's keys and values, and the
-    // index in it of logical index 0
-    const uint32_t *keys_in, *values_in;
-    uint32_t *keys_out, *values_out;
+    // SORT and FINISH (a block lies inside one array): the array, and the index in it of
+    // logical index 0
+    Io::Array arr;
     uint32_t first;
 
     __device__ BlockSort(T *w, T *s, const Io &i, const BlockPass &p) : shared(s), io(i), bp(p) {
@@ -336,12 +350,8 @@ struct BlockSort {
         } else {
             g = C;
             gbase = blk << LOG_E;
-            const int64_t array = gbase >> io.log_padded;
+            arr = io.array(gbase >> io.log_padded);
             first = uint32_t(gbase & (io.padded - 1));
-            keys_in = io.keys_in + array * io.n;
-            values_in = io.values_in ? io.values_in + array * io.n : nullptr;
-            keys_out = io.keys_out + array * io.n;
-            values_out = io.values_out + array * io.n;
         }
         work = w + gbase;
     }
@@ -357,17 +367,9 @@ struct BlockSort {
 #pragma unroll
         for (int r = 0; r < kR; ++r) {
             const uint32_t l = l0 | reg_offset(L, r);
-            if constexpr (MODE == SORT) {  // the first pass packs the caller's keys
-                const uint32_t i = first + l;
-                if (i >= io.n) {
-                    x[r] = T(~T(0));  // padding sorts last
-                } else {
-                    const uint32_t key = to_ordered(keys_in[i], io.type, io.descending);
-                    x[r] = sizeof(T) == 4 ? T(key) : T(uint64_t(key) << 32 | (values_in ? values_in[i] : i));
-                }
-            } else {
+            if constexpr (MODE == SORT) x[r] = pack<T>(io, arr, first + l);  // the first pass packs the caller's keys
+            else
                 x[r] = work[offset(l)];
-            }
         }
     }
     template <int L>
@@ -377,15 +379,8 @@ struct BlockSort {
 #pragma unroll
         for (int r = 0; r < kR; ++r) {
             const uint32_t l = l0 | reg_offset(L, r);
-            if (out) {
-                const uint32_t i = first + l;
-                if (i < io.n) {
-                    keys_out[i] = from_ordered(uint32_t(uint64_t(x[r]) >> (sizeof(T) == 4 ? 0 : 32)), io.type, io.descending);
-                    if (sizeof(T) == 8) values_out[i] = uint32_t(x[r]);
-                }
-            } else {
-                work[offset(l)] = x[r];
-            }
+            if (out) unpack<T>(io, arr, first + l, x[r]);
+            else work[offset(l)] = x[r];
         }
     }
     // Rewrites the block's elements from layout FROM to layout TO through shared memory.
@@ -491,12 +486,6 @@ const tc_variant variants[VARIANTS] = {
      "-", TC_OUT_ELEMENTS, 0, 0},
 };
 
-int64_t next_pow2(int64_t n) {
-    int64_t p = 1;
-    while (p < n) p *= 2;
-    return p;
-}
-
 // best's block: E = 16 x threads elements (1024..8192), no more than one array, and shrunk
 // (down to 1024) until the grid has 128 blocks to fill the device. Arrays shorter than 1024
 // are sorted whole by one block of bitonic_shared each.
@@ -525,7 +514,16 @@ int chunk_of(const tc_plan &p) {
     return int(want < p.padded ? want : p.padded);
 }
 
-int log2_of(int64_t x) { return tc::ceil_log2(x); }
+// Every launch of a sort goes through SORTER_LAUNCH: counted, and made unless the sorter only
+// counts (the plan's launch count comes from the same code as the run).
+#define SORTER_LAUNCH(...)       \
+    do {                         \
+        ++launches;              \
+        if (!count_only) {       \
+            __VA_ARGS__;         \
+            TC_LAUNCHED();       \
+        }                        \
+    } while (0)
 
 template <typename T>
 struct Sorter {
@@ -534,6 +532,7 @@ struct Sorter {
     int64_t total;
     cudaStream_t s;
     Io io;
+    bool count_only = false;
     int launches = 0;
 
     unsigned grid(int64_t items, int threads) const { return unsigned(tc::ceil_div(items, threads)); }
@@ -543,18 +542,12 @@ struct Sorter {
         const int v = p.variant, t = p.threads, chunk = chunk_of(p);
         const int64_t N = p.padded;
         const bool fused = v == VBEST;  // small arrays: one block sorts each, reading and writing the caller's data
-        if (!fused) {
-            pack_kernel<T><<<grid(total, 256), 256, 0, s>>>(io, work, total);
-            ++launches;
-            TC_LAUNCHED();
-        }
+        if (!fused) SORTER_LAUNCH(pack_kernel<T><<<grid(total, 256), 256, 0, s>>>(io, work, total));
         if (v == VO || v == VOV) {
             for (int64_t k = 2; k <= N; k *= 2)
                 for (int64_t j = k / 2; j > 0; j /= 2) {
-                    if (v == VO) bitonic_o<T><<<grid(total, t), t, 0, s>>>(work, total, N, j, k);
-                    else bitonic_ov<T><<<grid(total / 2, t), t, 0, s>>>(work, total, N, j, k);
-                    ++launches;
-                    TC_LAUNCHED();
+                    if (v == VO) SORTER_LAUNCH(bitonic_o<T><<<grid(total, t), t, 0, s>>>(work, total, N, j, k));
+                    else SORTER_LAUNCH(bitonic_ov<T><<<grid(total / 2, t), t, 0, s>>>(work, total, N, j, k));
                 }
         } else {
             const bool shared = v != VN;
@@ -563,32 +556,23 @@ struct Sorter {
             const size_t smem = shared ? sizeof(T) * size_t(chunk) : 0;
             const unsigned blocks = unsigned(total / chunk);
             // start: every k up to the chunk
-            if (shared) bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, 2, chunk, io, fused, fused);
-            else bitonic_n_start<T><<<blocks, block, 0, s>>>(work, chunk, N);
-            ++launches;
-            TC_LAUNCHED();
+            if (shared) SORTER_LAUNCH(bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, 2, chunk, io, fused, fused));
+            else SORTER_LAUNCH(bitonic_n_start<T><<<blocks, block, 0, s>>>(work, chunk, N));
             if (fused) return TC_OK;
             for (int64_t k = 2 * int64_t(chunk); k <= N; k *= 2) {
-                for (int64_t j = k / 2; j >= chunk; j /= 2) {
-                    bitonic_ov<T><<<grid(total / 2, t), t, 0, s>>>(work, total, N, j, k);
-                    ++launches;
-                    TC_LAUNCHED();
-                }
-                if (shared) bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, k, k, io, false, false);
-                else bitonic_n_finish<T><<<blocks, block, 0, s>>>(work, chunk, N, k);
-                ++launches;
-                TC_LAUNCHED();
+                for (int64_t j = k / 2; j >= chunk; j /= 2)
+                    SORTER_LAUNCH(bitonic_ov<T><<<grid(total / 2, t), t, 0, s>>>(work, total, N, j, k));
+                if (shared) SORTER_LAUNCH(bitonic_shared<T><<<blocks, block, smem, s>>>(work, chunk, N, k, k, io, false, false));
+                else SORTER_LAUNCH(bitonic_n_finish<T><<<blocks, block, 0, s>>>(work, chunk, N, k));
             }
         }
-        unpack_kernel<T><<<grid(total, 256), 256, 0, s>>>(io, work, total);
-        ++launches;
-        TC_LAUNCHED();
+        SORTER_LAUNCH(unpack_kernel<T><<<grid(total, 256), 256, 0, s>>>(io, work, total));
         return TC_OK;
     }
 
     // best: one SORT pass over blocks of E, then for every merge k > E its STRIDED passes (up to
-    // E - C steps each, E here the later passes' block) and one FINISH pass. The first pass reads the caller's keys, the last
-    // writes the caller's output.
+    // E - C steps each, E here the later passes' block) and one FINISH pass. The first pass
+    // reads the caller's keys, the last writes the caller's output.
     tc_status best() {
         const int first = block_log(p), e = rest_log(p), G = strided_steps(p), L = tc::ceil_log2(p.padded);
         TC_TRY((launch<SORT, 1>(first, BlockPass{0, 0, 0, true, first == L})));
@@ -612,6 +596,7 @@ struct Sorter {
     template <int MODE, int GROUPS>
     cudaError_t launch(int e, const BlockPass &bp) {
         ++launches;
+        if (count_only) return cudaSuccess;
         switch (e) {
         case 10: return launch_e<10, MODE, GROUPS>(bp);
         case 11: return launch_e<11, MODE, GROUPS>(bp);
@@ -638,22 +623,17 @@ struct Sorter {
     }
 };
 
-// The number of launches a sort makes, for the plan (the same loops as Sorter::run, counted).
+// The number of launches a sort makes, for the plan: the run's own loops, counting only.
 int count_launches(const tc_plan &p) {
-    const int64_t N = p.padded;
-    const int L = log2_of(N);
-    if (p.variant == VO || p.variant == VOV) return 2 + L * (L + 1) / 2;
-    if (p.variant == VBEST) {
-        if (small_arrays(p)) return 1;
-        const int first = block_log(p), e = rest_log(p), G = strided_steps(p);
-        int launches = 1;
-        for (int m = first + 1; m <= L; ++m) launches += (m - 1 >= e ? (m - e + G - 1) / G : 0) + 1;
-        return launches;
+    const int64_t total = p.padded * p.batch;
+    if (p.pairs) {
+        Sorter<uint64_t> sorter{p, nullptr, total, nullptr, Io{}, true};
+        sorter.run();
+        return sorter.launches;
     }
-    const int c = log2_of(chunk_of(p));
-    int launches = 3;
-    for (int k = c + 1; k <= L; ++k) launches += 1 + (k - c);
-    return launches;
+    Sorter<uint32_t> sorter{p, nullptr, total, nullptr, Io{}, true};
+    sorter.run();
+    return sorter.launches;
 }
 
 // The CUB baseline on the raw keys: radix sort for one array, segmented sort for batches.
@@ -756,7 +736,7 @@ extern "C" tc_status tc_urejanje_plan(int variant, int64_t n, int64_t batch, int
     if (st != TC_OK) return st;
     out->batch = batch;
     out->pairs = pairs ? 1 : 0;
-    out->padded = next_pow2(n);
+    out->padded = int64_t(1) << tc::ceil_log2(n);
     if (out->padded > (int64_t(1) << 32) || n * batch > (int64_t(1) << 40)) return TC_OUTSIDE_DOMAIN;
     out->out_count = n * batch;
     const size_t word = pairs ? 8 : 4;

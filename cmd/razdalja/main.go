@@ -68,16 +68,8 @@ func (s *session) Free() {
 }
 
 // RunDevice: poison the output, run once, copy back, let the host finish, verify; then time reps.
-func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
+func (s *session) RunDevice(pl *gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
 	var row report.Row
-	scratch, err := gpu.Alloc(pl.ScratchBytes, false)
-	if err != nil {
-		return row, err
-	}
-	defer scratch.Free()
-	if err := scratch.Fill(0); err != nil {
-		return row, err
-	}
 	if err := s.out.Fill(0xFF); err != nil {
 		return row, err
 	}

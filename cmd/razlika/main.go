@@ -79,7 +79,7 @@ func (s *session) verified(row report.Row, c []float32) report.Row {
 	return row
 }
 
-func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
+func (s *session) RunDevice(pl *gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
 	if pl.Variant.Managed {
 		return s.runManaged(pl, timer)
 	}

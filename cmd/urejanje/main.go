@@ -126,13 +126,8 @@ func (s *session) check(row report.Row, values []uint32) report.Row {
 	return row
 }
 
-func (s *session) RunDevice(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
+func (s *session) RunDevice(pl *gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
 	var row report.Row
-	scratch, err := gpu.Alloc(pl.ScratchBytes, false)
-	if err != nil {
-		return row, err
-	}
-	defer scratch.Free()
 	var dValues *gpu.Buffer
 	if pairs {
 		dValues = s.dValues

@@ -42,9 +42,10 @@ type HostVariant struct{ Name, Summary string }
 
 // Session holds a command's inputs and reference, and runs one variant at a time.
 type Session interface {
-	// RunDevice runs, verifies and times a planned device variant. Error is for failures of the
-	// run itself (CUDA errors); a wrong result is a Row with Pass false.
-	RunDevice(plan *gpu.Plan, timer *gpu.Timer) (report.Row, error)
+	// RunDevice runs, verifies and times a planned device variant, with the plan's scratch
+	// (zero-filled). Error is for failures of the run itself (CUDA errors); a wrong result is a
+	// Row with Pass false.
+	RunDevice(plan *gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error)
 	// RunHost runs, verifies and times a host variant.
 	RunHost(name string) (report.Row, error)
 	// H2DMs is the time the inputs took to reach the device (NaN without a device).
@@ -214,7 +215,12 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 				r.Rows = append(r.Rows, report.Row{Variant: v.Name, Refused: refused[i]})
 				continue
 			}
-			row, err := s.RunDevice(plans[i], timer)
+			scratch, err := plans[i].AllocScratch()
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+			}
+			row, err := s.RunDevice(plans[i], scratch, timer)
+			scratch.Free()
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 			}
@@ -240,7 +246,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.SetOutput(stderr)
 	fs.Var((*Count)(&o.N), "n", "elements (accepts 1000000, 1e6, 2^20, 1<<20)")
 	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), or all for a table of every variant")
-	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose (256; urejanje best 512)")
+	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")
 	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the random inputs")
 	fs.IntVar(&o.Reps, "reps", 20, "timed repetitions (the median is reported), after one warm-up")

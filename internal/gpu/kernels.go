@@ -71,6 +71,19 @@ type Plan struct {
 	c                 C.tc_plan
 }
 
+// AllocScratch allocates the plan's scratch zero-filled, as the C ABI asks.
+func (p *Plan) AllocScratch() (*Buffer, error) {
+	b, err := Alloc(p.ScratchBytes, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Fill(0); err != nil {
+		b.Free()
+		return nil, err
+	}
+	return b, nil
+}
+
 // PlanLaunch checks the request against the variant's domain and resolves threads and blocks
 // (0 = the variant's default). Outside the domain the error wraps ErrOutsideDomain.
 func (d *Device) PlanLaunch(p Program, v Variant, n int64, threads, blocks int) (*Plan, error) {
