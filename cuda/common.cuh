@@ -1,30 +1,38 @@
-// Shared pieces of the programs: the per-program table the C ABI dispatches through,
-// launch planning, error checks, and the warp/block reductions several kernels use.
+// Shared pieces of the programs: the program handle behind the C ABI, the argument check every
+// plan makes first, launch planning and error checks.
 #pragma once
 #include "tecaj.h"
 #include <cuda_runtime.h>
 #include <cstdint>
 
-namespace tc {
-
-// What each program's .cu file provides to the dispatching C ABI (tecaj.cu).
-struct Program {
+// A program: what its tc_P_program() hands out.
+struct tc_program {
+    const char *name;
+    const char *unit; // what its items are called: elements, keys, pixels
     const tc_variant *variants;
     int count;
-    // Checks the domain and resolves the launch; threads/blocks already validated as arguments.
-    tc_status (*plan)(int variant, int64_t n, int threads, int blocks, const tc_device &dev, tc_plan &out);
-    // Kernel k of a variant, as a function pointer for cudaFuncGetAttributes, and its name.
-    const void *(*kernel)(int variant, int k, const char **name);
 };
-extern const Program razlika;
-extern const Program razdalja;
-extern const Program urejanje;
+
+namespace tc {
+
+// A variant table's kernel list, from a function (or an instantiation) and its name.
+template <typename F>
+tc_kernel kernel(const char *name, F *function) {
+    return tc_kernel{name, reinterpret_cast<const void *>(function)};
+}
+// The kernels field of a variant row: the list and its length (derived, never written by hand).
+#define TC_KERNELS(list) list, int(sizeof(list) / sizeof((list)[0]))
 
 inline tc_status status(cudaError_t e) { return static_cast<tc_status>(e); }
 #define TC_TRY(call)                                              \
     do {                                                          \
         cudaError_t tc_e_ = (call);                               \
         if (tc_e_ != cudaSuccess) return ::tc::status(tc_e_);     \
+    } while (0)
+#define TC_TRY_STATUS(call)                     \
+    do {                                        \
+        const tc_status tc_s_ = (call);         \
+        if (tc_s_ != TC_OK) return tc_s_;       \
     } while (0)
 // Checks the launch just made (configuration errors surface here).
 #define TC_LAUNCHED() TC_TRY(cudaGetLastError())
@@ -45,27 +53,14 @@ inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per
     return int(b < 1 ? 1 : b);
 }
 
-// Warp-level sum by shuffles: every lane gets the warp's total. The order of additions is fixed,
-// so the result is deterministic.
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    return v;
-}
-
-// Block-level sum: warp sums, then the first warp sums the warp totals. The result is valid in
-// thread 0. `warp_totals` must hold blockDim.x/32 floats of shared memory. blockDim.x must be a
-// multiple of 32 (the C ABI enforces it).
-__device__ __forceinline__ float block_sum(float v, float *warp_totals) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    v = warp_sum(v);
-    if (lane == 0) warp_totals[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < warps ? warp_totals[lane] : 0.0f;
-        v = warp_sum(v);
-    }
-    return v;
+// A plan function's first lines: the shared argument check into the plan's launch header, the
+// rest of the plan zeroed.
+template <typename Plan, typename Request>
+tc_status begin_plan(const tc_program &program, const Request *request, const tc_device *device,
+                     int default_threads, Plan *out) {
+    if (!request || !out) return TC_BAD_ARGUMENT;
+    *out = Plan{};
+    return tc_check_request(&program, &request->base, device, default_threads, &out->launch);
 }
 
 }  // namespace tc

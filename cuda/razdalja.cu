@@ -3,6 +3,8 @@
 // beyond the lecture, and CUB as the baseline. Every kernel computes the sum of squares; the
 // host takes the root (and, where the variant's lesson says so, finishes the sum).
 #include "common.cuh"
+#include "primitives.cuh"
+#include "tecaj/razdalja.h"
 #include <cmath>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -158,7 +160,7 @@ __device__ __forceinline__ float squared_difference4(float4 x, float4 y) {
 // leaving the scratch zeroed for the next run.
 __global__ void razdalja_best(const float *a, const float *b, float *sum, float *partials, unsigned *ticket,
                               int64_t n) {
-    __shared__ float warp_totals[32];
+    __shared__ tc::BlockReduceStorage<float> storage;
     __shared__ bool last_block;
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -178,7 +180,7 @@ __global__ void razdalja_best(const float *a, const float *b, float *sum, float 
     }
     for (int64_t i = done + tid; i < n; i += stride) acc1 += squared_difference(a[i], b[i]);
 
-    const float block_total = tc::block_sum(acc0 + acc1, warp_totals);
+    const float block_total = tc::block_reduce<float, tc::Sum>(acc0 + acc1, storage);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
         __threadfence();  // the partial is visible device-wide before the ticket says so
@@ -188,7 +190,7 @@ __global__ void razdalja_best(const float *a, const float *b, float *sum, float 
     if (!last_block) return;
     float v = 0.0f;
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v += __ldcg(partials + k);  // L2, not a stale L1
-    v = tc::block_sum(v, warp_totals);
+    v = tc::block_reduce<float, tc::Sum>(v, storage);
     if (threadIdx.x == 0) {
         *sum = v;
         *ticket = 0;
@@ -211,101 +213,109 @@ cudaError_t cub_sum(void *scratch, size_t &scratch_bytes, const float *a, const 
 
 enum { VG, VLS, VLS1, VLS2, VLS3, VLS4, VLA1, VLA2, VBEST, VCUB, VARIANTS };
 
+const tc_kernel kg[] = {tc::kernel("razdalja_g", razdalja_g)};
+const tc_kernel kls[] = {tc::kernel("razdalja_ls", razdalja_ls)};
+const tc_kernel kls1[] = {tc::kernel("razdalja_ls1", razdalja_ls1)};
+const tc_kernel kls2[] = {tc::kernel("razdalja_ls2", razdalja_ls2)};
+const tc_kernel kls3[] = {tc::kernel("razdalja_ls3", razdalja_ls3)};
+const tc_kernel kls4[] = {tc::kernel("razdalja_ls4", razdalja_ls4)};
+const tc_kernel kla1[] = {tc::kernel("razdalja_la1", razdalja_la1)};
+const tc_kernel kla2[] = {tc::kernel("razdalja_la2", razdalja_la2)};
+const tc_kernel kbest[] = {tc::kernel("razdalja_best", razdalja_best)};
+
 const tc_variant variants[VARIANTS] = {
     {"g", "device squares the differences, host sums them sequentially (float64) and takes the root", "any n",
-     "12n (read a, b; write n squares)", TC_OUT_ELEMENTS, 0, 1},
+     "12n (read a, b; write n squares)", 0, TC_KERNELS(kg)},
     {"ls", "static shared memory, accumulation in shared memory, thread 0 sums its block; host sums partials",
-     "any n", "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
+     "any n", "8n + 4*blocks", 0, TC_KERNELS(kls)},
     {"ls1", "dynamic shared memory, accumulation in a register, thread 0 sums its block", "any n",
-     "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
+     "8n + 4*blocks", 0, TC_KERNELS(kls1)},
     {"ls2", "tree reduction in shared memory, stride increasing, barrier after every step", "any n",
-     "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
-    {"ls3", "tree reduction in shared memory, stride decreasing", "any n", "8n + 4*blocks", TC_OUT_PARTIALS, 0, 1},
-    {"ls4", "as ls3, the last warp by shuffles without block barriers", "any n", "8n + 4*blocks",
-     TC_OUT_PARTIALS, 0, 1},
-    {"la1", "as ls4, block totals combined by one atomicAdd per block on the device", "any n", "8n",
-     TC_OUT_SCALAR, 0, 1},
+     "8n + 4*blocks", 0, TC_KERNELS(kls2)},
+    {"ls3", "tree reduction in shared memory, stride decreasing", "any n", "8n + 4*blocks", 0, TC_KERNELS(kls3)},
+    {"ls4", "as ls3, the last warp by shuffles without block barriers", "any n", "8n + 4*blocks", 0,
+     TC_KERNELS(kls4)},
+    {"la1", "as ls4, block totals combined by one atomicAdd per block on the device", "any n", "8n", 0,
+     TC_KERNELS(kla1)},
     {"la2", "counter-example: every thread atomically adds each square to one float",
      "n <= 2^22 (one float32 counter takes all n additions: its error bound, n*2^-24, reaches 1/4 there); "
      "larger n: la1 or best",
-     "8n", TC_OUT_SCALAR, 0, 1},
+     "8n", 0, TC_KERNELS(kla2)},
     {"best", "one launch: 16-byte loads, shuffle reductions, fixed-order (deterministic) combine of block partials",
-     "any n", "8n", TC_OUT_SCALAR, 0, 1},
+     "any n", "8n", 0, TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Sum over a squared-difference transform iterator", "any n", "8n",
-     TC_OUT_SCALAR, 0, 0},
+     TC_LIBRARY, nullptr, 0},
 };
 
-tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device &dev, tc_plan &p) {
-    if (blocks == 0) p.blocks = tc::wave_blocks(dev, threads, n, v == VBEST ? 4 : 1);
+const tc_program program = {"razdalja", "elements", variants, VARIANTS};
+
+}  // namespace
+
+extern "C" const tc_program *tc_razdalja_program(void) { return &program; }
+
+extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const tc_device *dev,
+                                           tc_razdalja_plan *out) {
+    TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
+    tc_launch &p = out->launch;
+    const int v = p.variant, threads = p.threads;
+    const int64_t n = p.n;
+    if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n, v == VBEST ? 4 : 1);
     const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds
     const int tree = tc::ceil_log2(threads);
     p.bytes_moved = 8.0 * double(n);
     p.out_count = 1;
+    out->output = TC_RAZDALJA_SCALAR;
     switch (v) {
     case VG:
+        out->output = TC_RAZDALJA_SQUARES;
         p.out_count = n;
         p.bytes_moved = 12.0 * double(n);
-        p.accumulation_depth = 0;  // the host sums in float64
+        out->accumulation_depth = 0;  // the host sums in float64
         break;
     case VLS: case VLS1:
+        out->output = TC_RAZDALJA_PARTIALS;
         p.out_count = p.blocks;
         p.bytes_moved += 4.0 * p.blocks;
-        p.accumulation_depth = per_thread + threads;
+        out->accumulation_depth = per_thread + threads;
         break;
     case VLS2: case VLS3: case VLS4:
+        out->output = TC_RAZDALJA_PARTIALS;
         p.out_count = p.blocks;
         p.bytes_moved += 4.0 * p.blocks;
-        p.accumulation_depth = per_thread + tree;
+        out->accumulation_depth = per_thread + tree;
         break;
     case VLA1:
-        p.accumulation_depth = per_thread + tree + p.blocks;  // atomics: blocks additions in any order
+        out->accumulation_depth = per_thread + tree + p.blocks;  // atomics: blocks additions in any order
         break;
     case VLA2:
         if (n > (int64_t(1) << 22)) return TC_OUTSIDE_DOMAIN;
-        p.accumulation_depth = n;
+        out->accumulation_depth = n;
         break;
     case VBEST:
         p.scratch_bytes = sizeof(unsigned) * 4 + sizeof(float) * size_t(p.blocks);  // ticket (padded), partials
         // a thread's terms (4 per float4 group), acc0 + acc1, the block tree, the last block's
         // sequential pass over the partials and its tree
-        p.accumulation_depth = per_thread + 4 + tree + tc::ceil_div(p.blocks, threads) + tree;
+        out->accumulation_depth = per_thread + 4 + tree + tc::ceil_div(p.blocks, threads) + tree;
         break;
-    case VCUB: {
+    default: {  // cub
         // CUB's even-share reduce: assume no more than n/(multiprocessors*128) items per thread,
         // then trees over the threads and tiles (64 levels is generous).
-        p.accumulation_depth = tc::ceil_div(n, int64_t(dev.multiprocessors) * 128) + 64;
+        out->accumulation_depth = tc::ceil_div(n, int64_t(dev->multiprocessors) * 128) + 64;
         size_t bytes = 0;
         TC_TRY(cub_sum(nullptr, bytes, nullptr, nullptr, nullptr, n, nullptr));
         p.scratch_bytes = bytes;
+        p.launches = 2;  // CUB's two-kernel reduce: per-tile partials, then a single tile
         break;
     }
-    default: return TC_BAD_ARGUMENT;
     }
     return TC_OK;
 }
 
-const void *kernel(int v, int, const char **name) {
-    switch (v) {
-    case VG: *name = "razdalja_g"; return reinterpret_cast<const void *>(razdalja_g);
-    case VLS: *name = "razdalja_ls"; return reinterpret_cast<const void *>(razdalja_ls);
-    case VLS1: *name = "razdalja_ls1"; return reinterpret_cast<const void *>(razdalja_ls1);
-    case VLS2: *name = "razdalja_ls2"; return reinterpret_cast<const void *>(razdalja_ls2);
-    case VLS3: *name = "razdalja_ls3"; return reinterpret_cast<const void *>(razdalja_ls3);
-    case VLS4: *name = "razdalja_ls4"; return reinterpret_cast<const void *>(razdalja_ls4);
-    case VLA1: *name = "razdalja_la1"; return reinterpret_cast<const void *>(razdalja_la1);
-    case VLA2: *name = "razdalja_la2"; return reinterpret_cast<const void *>(razdalja_la2);
-    default: *name = "razdalja_best"; return reinterpret_cast<const void *>(razdalja_best);
-    }
-}
-
-}  // namespace
-
-const tc::Program tc::razdalja = {variants, VARIANTS, plan, kernel};
-
-extern "C" tc_status tc_razdalja_run(const tc_plan *p, const float *a, const float *b, float *out, void *scratch,
-                                     cudaStream_t s) {
-    if (!p || !a || !b || !out || p->n < 1 || p->threads < 32 || p->threads > kMaxThreads || p->blocks < 1)
-        return TC_BAD_ARGUMENT;
+extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *a, const float *b, float *out,
+                                     void *scratch, cudaStream_t s) {
+    if (!plan || !a || !b || !out) return TC_BAD_ARGUMENT;
+    const tc_launch *p = &plan->launch;
+    if (p->n < 1 || p->threads < 32 || p->threads > kMaxThreads || p->blocks < 1) return TC_BAD_ARGUMENT;
     if (p->scratch_bytes > 0 && !scratch) return TC_BAD_ARGUMENT;
     const int g = p->blocks, t = p->threads;
     const size_t dyn = sizeof(float) * size_t(t);
@@ -341,11 +351,11 @@ extern "C" tc_status tc_razdalja_run(const tc_plan *p, const float *a, const flo
     return TC_OK;
 }
 
-extern "C" double tc_razdalja_finish(const tc_plan *p, const float *out) {
-    if (!p || !out || p->variant < 0 || p->variant >= VARIANTS) return NAN;
-    if (variants[p->variant].output == TC_OUT_SCALAR) return out[0];
+extern "C" double tc_razdalja_finish(const tc_razdalja_plan *p, const float *out) {
+    if (!p || !out) return NAN;
+    if (p->output == TC_RAZDALJA_SCALAR) return out[0];
     double s = 0.0;  // float64: a float32 running sum would stall once it is 2^24 times the terms
-    for (int64_t i = 0; i < p->out_count; ++i) s += out[i];
+    for (int64_t i = 0; i < p->launch.out_count; ++i) s += out[i];
     return s;
 }
 
@@ -354,11 +364,10 @@ extern "C" double tc_razdalja_finish(const tc_plan *p, const float *out) {
 // through more than h additions has relative error at most gamma(h) = h*u/(1-h*u) (Higham,
 // Accuracy and Stability, 4.2), so S carries gamma(depth + 2) (difference, square). The host's
 // float64 sum of out_count floats adds gamma_64(out_count), and the root halves the relative error.
-extern "C" double tc_razdalja_tolerance(const tc_plan *p) {
+extern "C" double tc_razdalja_tolerance(const tc_razdalja_plan *p) {
     if (!p) return NAN;
     const auto gamma = [](double k, double unit) { return k * unit >= 1.0 ? INFINITY : k * unit / (1.0 - k * unit); };
     double rel = gamma(double(p->accumulation_depth) + 2.0, 0x1p-24);
-    if (p->variant >= 0 && p->variant < VARIANTS && variants[p->variant].output != TC_OUT_SCALAR)
-        rel += gamma(double(p->out_count), 0x1p-53);
+    if (p->output != TC_RAZDALJA_SCALAR) rel += gamma(double(p->launch.out_count), 0x1p-53);
     return 0.5 * rel + 0x1p-52;  // the root, and its own rounding in float64
 }

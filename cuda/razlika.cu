@@ -1,6 +1,7 @@
 // razlika: c = a - b on float32 vectors, the lecture's steps from one block to the grid-stride
 // loop, and a vectorised one beyond the lecture.
 #include "common.cuh"
+#include "tecaj/razlika.h"
 
 namespace {
 
@@ -55,26 +56,42 @@ __global__ void razlika_best(const float *a, const float *b, float *c, int64_t n
 
 enum { V1, V2, V3, V4, VE4, VBEST, VARIANTS };
 
+const tc_kernel k1[] = {tc::kernel("razlika_1", razlika_1)};
+const tc_kernel k2[] = {tc::kernel("razlika_2", razlika_2)};
+const tc_kernel k3[] = {tc::kernel("razlika_3", razlika_3)};
+const tc_kernel k4[] = {tc::kernel("razlika_4", razlika_4)};
+const tc_kernel kbest[] = {tc::kernel("razlika_best", razlika_best)};
+
 const tc_variant variants[VARIANTS] = {
     {"1", "one block, one thread per element, no bounds check",
-     "n <= 1024 (the block has exactly n threads); larger n: 3, 4 or best", "12n (read a, b; write c)",
-     TC_OUT_ELEMENTS, 0, 1},
+     "n <= 1024 (the block has exactly n threads); larger n: 3, 4 or best", "12n (read a, b; write c)", 0,
+     TC_KERNELS(k1)},
     {"2", "one block with a bounds check: threads >= n",
-     "n <= threads <= 1024 (one block); larger n: 3, 4 or best", "12n", TC_OUT_ELEMENTS, 0, 1},
+     "n <= threads <= 1024 (one block); larger n: 3, 4 or best", "12n", 0, TC_KERNELS(k2)},
     {"3", "many blocks, one element per thread (global index)",
-     "blocks*threads >= n (blocks 0 = ceil(n/threads)); any n: 4 or best", "12n", TC_OUT_ELEMENTS, 0, 1},
-    {"4", "grid-stride loop: any grid covers any n (blocks 0 = one resident wave)", "any n", "12n",
-     TC_OUT_ELEMENTS, 0, 1},
+     "blocks*threads >= n (blocks 0 = ceil(n/threads)); any n: 4 or best", "12n", 0, TC_KERNELS(k3)},
+    {"4", "grid-stride loop: any grid covers any n (blocks 0 = one resident wave)", "any n", "12n", 0,
+     TC_KERNELS(k4)},
     {"e4", "4 on unified (managed) memory: no explicit copies, pages migrate on demand", "any n", "12n",
-     TC_OUT_ELEMENTS, TC_MANAGED, 1},
-    {"best", "16-byte vector loads/stores, one resident wave, streaming cache hints", "any n", "12n",
-     TC_OUT_ELEMENTS, 0, 1},
+     TC_MANAGED, TC_KERNELS(k4)},
+    {"best", "16-byte vector loads/stores, one resident wave, streaming cache hints", "any n", "12n", 0,
+     TC_KERNELS(kbest)},
 };
 
-tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device &dev, tc_plan &p) {
+const tc_program program = {"razlika", "elements", variants, VARIANTS};
+
+}  // namespace
+
+extern "C" const tc_program *tc_razlika_program(void) { return &program; }
+
+extern "C" tc_status tc_razlika_make_plan(const tc_razlika_request *r, const tc_device *dev, tc_razlika_plan *out) {
+    TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
+    tc_launch &p = out->launch;
+    const int64_t n = p.n;
+    const int threads = p.threads, blocks = p.blocks;
     p.out_count = n;
     p.bytes_moved = 12.0 * double(n);
-    switch (v) {
+    switch (p.variant) {
     case V1:
         if (n > 1024) return TC_OUTSIDE_DOMAIN;
         p.threads = int(n);
@@ -87,7 +104,7 @@ tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device &dev, 
     case V3:
         if (blocks == 0) {
             const int64_t need = tc::ceil_div(n, threads);
-            if (need > dev.max_grid_x) return TC_OUTSIDE_DOMAIN;
+            if (need > dev->max_grid_x) return TC_OUTSIDE_DOMAIN;
             p.blocks = int(need);
         } else if (int64_t(blocks) * threads < n) {
             return TC_OUTSIDE_DOMAIN;
@@ -95,32 +112,20 @@ tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device &dev, 
         break;
     case V4:
     case VE4:
-        if (blocks == 0) p.blocks = tc::wave_blocks(dev, threads, n);
+        if (blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
         break;
-    case VBEST:
-        if (blocks == 0) p.blocks = tc::wave_blocks(dev, threads, n, 4);
+    default:
+        if (blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n, 4);
         break;
-    default: return TC_BAD_ARGUMENT;
     }
     return TC_OK;
 }
 
-const void *kernel(int v, int, const char **name) {
-    switch (v) {
-    case V1: *name = "razlika_1"; return reinterpret_cast<const void *>(razlika_1);
-    case V2: *name = "razlika_2"; return reinterpret_cast<const void *>(razlika_2);
-    case V3: *name = "razlika_3"; return reinterpret_cast<const void *>(razlika_3);
-    case V4: case VE4: *name = "razlika_4"; return reinterpret_cast<const void *>(razlika_4);
-    default: *name = "razlika_best"; return reinterpret_cast<const void *>(razlika_best);
-    }
-}
-
-}  // namespace
-
-const tc::Program tc::razlika = {variants, VARIANTS, plan, kernel};
-
-extern "C" tc_status tc_razlika_run(const tc_plan *p, const float *a, const float *b, float *c, cudaStream_t s) {
-    if (!p || !a || !b || !c || p->n < 1 || p->threads < 1 || p->blocks < 1) return TC_BAD_ARGUMENT;
+extern "C" tc_status tc_razlika_run(const tc_razlika_plan *plan, const float *a, const float *b, float *c,
+                                    cudaStream_t s) {
+    if (!plan || !a || !b || !c) return TC_BAD_ARGUMENT;
+    const tc_launch *p = &plan->launch;
+    if (p->n < 1 || p->threads < 1 || p->blocks < 1) return TC_BAD_ARGUMENT;
     switch (p->variant) {
     case V1: razlika_1<<<1, p->threads, 0, s>>>(a, b, c); break;
     case V2: razlika_2<<<1, p->threads, 0, s>>>(a, b, c, int(p->n)); break;

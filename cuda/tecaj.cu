@@ -1,17 +1,9 @@
-// The C ABI's dispatch: variant tables, planning and kernel attributes for every program.
+// The shared part of the C ABI: program handles, the argument check every plan makes first,
+// kernel attributes, the timing delay and status texts. Nothing here names a program.
 #include "common.cuh"
 #include <cstring>
 
 namespace {
-
-const tc::Program *program_of(tc_program p) {
-    switch (p) {
-    case TC_RAZLIKA: return &tc::razlika;
-    case TC_RAZDALJA: return &tc::razdalja;
-    case TC_UREJANJE: return &tc::urejanje;
-    default: return nullptr;
-    }
-}
 
 // Busy-waits on the device clock. Timing a short kernel between two events on an idle stream
 // would also time the host's launch of it (the start event fires at once, the kernel arrives
@@ -35,18 +27,15 @@ tc_status tc_stream_delay(unsigned microseconds, cudaStream_t stream) {
     return TC_OK;
 }
 
-int tc_variant_count(tc_program program) {
-    const tc::Program *p = program_of(program);
-    return p ? p->count : 0;
-}
+const char *tc_program_name(const tc_program *p) { return p ? p->name : nullptr; }
+const char *tc_program_unit(const tc_program *p) { return p ? p->unit : nullptr; }
+int tc_variant_count(const tc_program *p) { return p ? p->count : 0; }
 
-const tc_variant *tc_variant_at(tc_program program, int i) {
-    const tc::Program *p = program_of(program);
+const tc_variant *tc_variant_at(const tc_program *p, int i) {
     return (p && i >= 0 && i < p->count) ? &p->variants[i] : nullptr;
 }
 
-int tc_variant_find(tc_program program, const char *name) {
-    const tc::Program *p = program_of(program);
+int tc_variant_find(const tc_program *p, const char *name) {
     if (!p || !name) return -1;
     for (int i = 0; i < p->count; ++i)
         if (std::strcmp(p->variants[i].name, name) == 0) return i;
@@ -63,30 +52,32 @@ tc_status tc_device_describe(tc_device *out) {
     return TC_OK;
 }
 
-tc_status tc_plan_launch(tc_program program, int variant, int64_t n, int threads, int blocks,
-                         const tc_device *device, tc_plan *out) {
-    const tc::Program *p = program_of(program);
-    if (!p || !device || !out || variant < 0 || variant >= p->count) return TC_BAD_ARGUMENT;
-    if (n < 1 || threads < 0 || threads > 1024 || threads % 32 != 0 || blocks < 0) return TC_BAD_ARGUMENT;
-    if (device->multiprocessors < 1 || device->max_threads_per_multiprocessor < 32 || device->max_grid_x < 1)
-        return TC_BAD_ARGUMENT;
-    if (threads == 0) threads = 256;
-    if (blocks > device->max_grid_x) return TC_OUTSIDE_DOMAIN;
+tc_status tc_check_request(const tc_program *p, const tc_request *r, const tc_device *d, int default_threads,
+                           tc_launch *out) {
+    if (!p || !r || !d || !out || r->variant < 0 || r->variant >= p->count) return TC_BAD_ARGUMENT;
+    if (r->n < 1 || r->threads < 0 || r->threads > 1024 || r->threads % 32 != 0 || r->blocks < 0) return TC_BAD_ARGUMENT;
+    if (d->multiprocessors < 1 || d->max_threads_per_multiprocessor < 32 || d->max_grid_x < 1) return TC_BAD_ARGUMENT;
+    const int flags = p->variants[r->variant].flags;
+    const int threads = r->threads == 0 ? default_threads : r->threads;
+    if ((flags & TC_POW2_THREADS) && (threads & (threads - 1)) != 0) return TC_BAD_ARGUMENT;
+    if (r->blocks > d->max_grid_x || ((flags & TC_OWN_GRID) && r->blocks != 0)) return TC_OUTSIDE_DOMAIN;
     std::memset(out, 0, sizeof *out);
-    out->variant = variant;
-    out->n = n;
+    out->variant = r->variant;
+    out->n = r->n;
     out->threads = threads;
-    out->blocks = blocks;
-    return p->plan(variant, n, threads, blocks, *device, *out);
+    out->blocks = r->blocks;
+    out->launches = 1;
+    out->items = r->n;
+    return TC_OK;
 }
 
-tc_status tc_kernel_attributes(tc_program program, int variant, int k, tc_kernel_info *out) {
-    const tc::Program *p = program_of(program);
+tc_status tc_kernel_attributes(const tc_program *p, int variant, int k, tc_kernel_info *out) {
     if (!p || !out || variant < 0 || variant >= p->count || k < 0 || k >= p->variants[variant].kernel_count)
         return TC_BAD_ARGUMENT;
-    const void *fn = p->kernel(variant, k, &out->kernel);
+    const tc_kernel &kernel = p->variants[variant].kernels[k];
     cudaFuncAttributes a;
-    TC_TRY(cudaFuncGetAttributes(&a, fn));
+    TC_TRY(cudaFuncGetAttributes(&a, kernel.function));
+    out->kernel = kernel.name;
     out->registers = a.numRegs;
     out->static_shared_bytes = a.sharedSizeBytes;
     out->local_bytes = a.localSizeBytes;
@@ -108,7 +99,9 @@ const char *tc_status_string(tc_status s) {
     switch (s) {
     case TC_OK: return "no error";
     case TC_OUTSIDE_DOMAIN: return "the request lies outside the variant's domain";
-    case TC_BAD_ARGUMENT: return "invalid argument (n < 1, threads not a multiple of 32 in 32..1024, or unknown variant)";
+    case TC_BAD_ARGUMENT:
+        return "invalid argument (n < 1, threads outside 32..1024 or not a multiple of 32 (a power of two where the "
+               "variant needs one), unknown variant, or a missing buffer)";
     default: return s > 0 ? cudaGetErrorString(static_cast<cudaError_t>(s)) : "unknown status";
     }
 }

@@ -2,10 +2,20 @@
 // (tc_razdalja_tolerance), and exactly on small-integer inputs, where every partial sum is an
 // integer below 2^24 and so every float32 addition, in any order, is exact.
 #include "util.h"
+#include "tecaj/razdalja.h"
 
 using namespace tctest;
 
 namespace {
+
+const tc_program *const kProgram = tc_razdalja_program();
+const bool registered = register_program(kProgram);
+
+tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device *d, tc_razdalja_plan *p) {
+    const tc_razdalja_request r{{v, n, threads, blocks}};
+    return tc_razdalja_make_plan(&r, d, p);
+}
+int find(const char *name) { return tc_variant_find(kProgram, name); }
 
 double reference_sum(const std::vector<float> &a, const std::vector<float> &b) {
     double s = 0.0;
@@ -18,7 +28,7 @@ double reference_sum(const std::vector<float> &a, const std::vector<float> &b) {
 
 struct Result {
     double sum = NAN;
-    tc_plan plan{};
+    tc_razdalja_plan plan{};
     bool refused = false;
 };
 
@@ -26,25 +36,25 @@ Result run(int v, const std::vector<float> &a, const std::vector<float> &b, int 
     Result r;
     const int64_t n = int64_t(a.size());
     const tc_device d = device();
-    const tc_status st = tc_plan_launch(TC_RAZDALJA, v, n, threads, blocks, &d, &r.plan);
+    const tc_status st = plan(v, n, threads, blocks, &d, &r.plan);
     if (st == TC_OUTSIDE_DOMAIN) {
         r.refused = true;
         return r;
     }
     EXPECT_EQ(TC_OK, st) << tc_status_name(st);
     if (st != TC_OK) return r;
-    DeviceBuffer<float> da(n), db(n), out(r.plan.out_count);
-    DeviceBuffer<unsigned char> scratch(r.plan.scratch_bytes);
+    DeviceBuffer<float> da(n), db(n), out(r.plan.launch.out_count);
+    DeviceBuffer<unsigned char> scratch(r.plan.launch.scratch_bytes);
     da.upload(a);
     db.upload(b);
-    out.upload(std::vector<float>(r.plan.out_count, poison()));
+    out.upload(std::vector<float>(r.plan.launch.out_count, poison()));
     const tc_status rs = tc_razdalja_run(&r.plan, da.ptr, db.ptr, out.ptr, scratch.ptr, nullptr);
     EXPECT_EQ(TC_OK, rs) << tc_status_name(rs);
     EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
-    const std::vector<float> h = out.download(r.plan.out_count);
-    for (int64_t i = 0; i < r.plan.out_count; ++i)
+    const std::vector<float> h = out.download(r.plan.launch.out_count);
+    for (int64_t i = 0; i < r.plan.launch.out_count; ++i)
         if (is_poison(h[i])) {
-            ADD_FAILURE() << "output " << i << " of " << r.plan.out_count << " was not written";
+            ADD_FAILURE() << "output " << i << " of " << r.plan.launch.out_count << " was not written";
             return r;
         }
     r.sum = tc_razdalja_finish(&r.plan, h.data());
@@ -56,7 +66,7 @@ Result run(int v, const std::vector<float> &a, const std::vector<float> &b, int 
 TEST(Razdalja, EveryVariantWithinItsDerivedTolerance) {
     REQUIRE_GPU();
     uint64_t seed = 100;
-    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : sizes())
             for (int threads : kThreads) {
                 ++seed;
@@ -66,7 +76,7 @@ TEST(Razdalja, EveryVariantWithinItsDerivedTolerance) {
                 const double want = std::sqrt(reference_sum(a, b)), got = std::sqrt(r.sum);
                 const double tol = tc_razdalja_tolerance(&r.plan);
                 EXPECT_LE(std::fabs(got - want), tol * want)
-                    << tc_variant_at(TC_RAZDALJA, v)->name << " n=" << n << " threads=" << threads << " seed=" << seed
+                    << tc_variant_at(kProgram, v)->name << " n=" << n << " threads=" << threads << " seed=" << seed
                     << " got " << got << " want " << want << " tolerance " << tol;
             }
 }
@@ -74,7 +84,7 @@ TEST(Razdalja, EveryVariantWithinItsDerivedTolerance) {
 TEST(Razdalja, EveryVariantExactOnSmallIntegers) {
     REQUIRE_GPU();
     uint64_t seed = 500;
-    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : sizes())
             for (int threads : {32, 96, 1024}) {
                 ++seed;
@@ -82,7 +92,7 @@ TEST(Razdalja, EveryVariantExactOnSmallIntegers) {
                 const Result r = run(v, a, b, threads);
                 if (r.refused) continue;
                 EXPECT_EQ(r.sum, reference_sum(a, b))
-                    << tc_variant_at(TC_RAZDALJA, v)->name << " n=" << n << " threads=" << threads << " seed=" << seed;
+                    << tc_variant_at(kProgram, v)->name << " n=" << n << " threads=" << threads << " seed=" << seed;
             }
 }
 
@@ -91,17 +101,17 @@ TEST(Razdalja, UserGridsOfAnySize) {
     const int64_t n = 100003;
     const auto a = random_small_integers(n, 9), b = random_small_integers(n, 10);
     const double want = reference_sum(a, b);
-    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int blocks : {1, 3, 1000, 5000}) {
             const Result r = run(v, a, b, 128, blocks);
-            if (!r.refused) EXPECT_EQ(r.sum, want) << tc_variant_at(TC_RAZDALJA, v)->name << " blocks=" << blocks;
+            if (!r.refused) EXPECT_EQ(r.sum, want) << tc_variant_at(kProgram, v)->name << " blocks=" << blocks;
         }
 }
 
 TEST(Razdalja, NanAndInfPropagate) {
     REQUIRE_GPU();
-    for (int v = 0; v < tc_variant_count(TC_RAZDALJA); ++v) {
-        const char *name = tc_variant_at(TC_RAZDALJA, v)->name;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v) {
+        const char *name = tc_variant_at(kProgram, v)->name;
         auto a = random_floats(1025, 1), b = random_floats(1025, 2);
         a[700] = INFINITY;
         EXPECT_EQ(run(v, a, b, 256).sum, INFINITY) << name;
@@ -115,14 +125,14 @@ TEST(Razdalja, NanAndInfPropagate) {
 
 TEST(Razdalja, BestIsDeterministicAndLeavesScratchZeroed) {
     REQUIRE_GPU();
-    const int best = tc_variant_find(TC_RAZDALJA, "best");
+    const int best = find("best");
     const int64_t n = (1 << 22) + 5;
     const auto a = random_floats(n, 21), b = random_floats(n, 22);
     const tc_device d = device();
-    tc_plan p;
-    ASSERT_EQ(TC_OK, tc_plan_launch(TC_RAZDALJA, best, n, 256, 0, &d, &p));
+    tc_razdalja_plan p;
+    ASSERT_EQ(TC_OK, plan(best, n, 256, 0, &d, &p));
     DeviceBuffer<float> da(n), db(n), out(1);
-    DeviceBuffer<unsigned char> scratch(p.scratch_bytes);
+    DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
     da.upload(a);
     db.upload(b);
     float first = 0;
@@ -137,17 +147,80 @@ TEST(Razdalja, BestIsDeterministicAndLeavesScratchZeroed) {
 
 TEST(Razdalja, BestHandlesUnalignedViews) {
     REQUIRE_GPU();
-    const int best = tc_variant_find(TC_RAZDALJA, "best");
+    const int best = find("best");
     const tc_device d = device();
     for (int64_t n : {1, 7, 65537}) {
         const auto a = random_small_integers(n, 31), b = random_small_integers(n, 32);
-        tc_plan p;
-        ASSERT_EQ(TC_OK, tc_plan_launch(TC_RAZDALJA, best, n, 256, 0, &d, &p));
+        tc_razdalja_plan p;
+        ASSERT_EQ(TC_OK, plan(best, n, 256, 0, &d, &p));
         DeviceBuffer<float> da(n + 1), db(n + 1), out(1);
-        DeviceBuffer<unsigned char> scratch(p.scratch_bytes);
+        DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
         da.upload(a, 1);
         db.upload(b, 1);
         ASSERT_EQ(TC_OK, tc_razdalja_run(&p, da.ptr + 1, db.ptr + 1, out.ptr, scratch.ptr, nullptr));
         EXPECT_EQ(double(out.download(1)[0]), reference_sum(a, b)) << "n=" << n;
+    }
+}
+
+TEST(Razdalja, DomainsAndOutputs) {
+    const tc_device d = fake_device();
+    tc_razdalja_plan p;
+    EXPECT_EQ(TC_OK, plan(find("la2"), int64_t(1) << 22, 256, 0, &d, &p));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(find("la2"), (int64_t(1) << 22) + 1, 256, 0, &d, &p));
+    ASSERT_EQ(TC_OK, plan(find("g"), 1000, 256, 0, &d, &p));
+    EXPECT_EQ(p.launch.out_count, 1000);
+    EXPECT_EQ(p.output, TC_RAZDALJA_SQUARES);
+    ASSERT_EQ(TC_OK, plan(find("ls3"), 100000, 128, 7, &d, &p));
+    EXPECT_EQ(p.launch.out_count, 7);
+    EXPECT_EQ(p.launch.blocks, 7);
+    EXPECT_EQ(p.output, TC_RAZDALJA_PARTIALS);
+    ASSERT_EQ(TC_OK, plan(find("best"), 1000, 256, 0, &d, &p));
+    EXPECT_EQ(p.launch.out_count, 1);
+    EXPECT_EQ(p.output, TC_RAZDALJA_SCALAR);
+    EXPECT_GE(p.launch.scratch_bytes, sizeof(float) * p.launch.blocks);
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(find("best"), 1000, 100, 0, &d, &p));
+}
+
+TEST(Razdalja, ToleranceGrowsWithDepthAndCoversSmallCases) {
+    const tc_device d = fake_device();
+    tc_razdalja_plan small, large;
+    ASSERT_EQ(TC_OK, plan(find("ls"), 1000, 256, 0, &d, &small));
+    ASSERT_EQ(TC_OK, plan(find("ls"), int64_t(1) << 28, 256, 0, &d, &large));
+    const double ts = tc_razdalja_tolerance(&small), tl = tc_razdalja_tolerance(&large);
+    // ls: depth = terms a thread adds + threads; each level adds at most 2^-24 relative, halved by the root.
+    EXPECT_NEAR(ts, 0.5 * (small.accumulation_depth + 2) * 0x1p-24, 1e-9);
+    EXPECT_GT(tl, ts);
+    EXPECT_LT(tl, 1e-3);
+    // la2 at its domain's edge: n*2^-24 = 1/4, so the bound is about 1/6 of dist.
+    tc_razdalja_plan la2;
+    ASSERT_EQ(TC_OK, plan(find("la2"), int64_t(1) << 22, 256, 0, &d, &la2));
+    EXPECT_NEAR(tc_razdalja_tolerance(&la2), 0.5 * (1.0 / 3.0), 1e-3);
+}
+
+TEST(Razdalja, FinishSumsPartialsInFloat64) {
+    const tc_device d = fake_device();
+    tc_razdalja_plan p;
+    ASSERT_EQ(TC_OK, plan(find("g"), 1 << 25, 256, 0, &d, &p));
+    // 2^25 ones: a float32 running sum would stall at 2^24.
+    std::vector<float> ones(size_t(1) << 25, 1.0f);
+    EXPECT_EQ(tc_razdalja_finish(&p, ones.data()), double(1 << 25));
+    ASSERT_EQ(TC_OK, plan(find("la1"), 100, 256, 0, &d, &p));
+    const float scalar[] = {42.5f, 1.0f};
+    EXPECT_EQ(tc_razdalja_finish(&p, scalar), 42.5);
+}
+
+TEST(Razdalja, LaunchesAsPlanned) {
+    REQUIRE_GPU();
+    const tc_device d = device();
+    for (int64_t n : {int64_t(1000), int64_t(1) << 20}) {
+        DeviceBuffer<float> a(n), b(n), out(n);
+        for (int v = 0; v < tc_variant_count(kProgram); ++v) {
+            tc_razdalja_plan p;
+            ASSERT_EQ(TC_OK, plan(v, n, 0, 0, &d, &p));
+            DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
+            expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
+                return tc_razdalja_run(&p, a.ptr, b.ptr, out.ptr, scratch.ptr, s);
+            }, std::string(tc_variant_at(kProgram, v)->name) + " n=" + std::to_string(n));
+        }
     }
 }

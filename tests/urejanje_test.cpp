@@ -4,12 +4,23 @@
 // only the -0.0s are all kept. Sizes that are not powers of two, every key type, both
 // directions, keys and pairs, batches and input distributions.
 #include "util.h"
+#include "tecaj/urejanje.h"
 #include <algorithm>
 #include <numeric>
 
 using namespace tctest;
 
 namespace {
+
+const tc_program *const kProgram = tc_urejanje_program();
+const bool registered = register_program(kProgram);
+
+tc_status plan(int v, int64_t n, int64_t batch, bool pairs, int threads, const tc_device *d, tc_urejanje_plan *p,
+               int blocks = 0) {
+    const tc_urejanje_request r{{v, n, threads, blocks}, batch, pairs ? 1 : 0};
+    return tc_urejanje_make_plan(&r, d, p);
+}
+int find(const char *name) { return tc_variant_find(kProgram, name); }
 
 enum Dist { UNIFORM, SORTED, REVERSED, EQUAL, FEW, DISTS };
 
@@ -53,7 +64,7 @@ struct Case {
 };
 
 std::string describe(const Case &c) {
-    return std::string(tc_variant_at(TC_UREJANJE, c.variant)->name) + " n=" + std::to_string(c.n) +
+    return std::string(tc_variant_at(kProgram, c.variant)->name) + " n=" + std::to_string(c.n) +
            " batch=" + std::to_string(c.batch) + " type=" + std::to_string(c.type) + (c.descending ? " desc" : " asc") +
            (c.pairs ? " pairs" : " keys") + " threads=" + std::to_string(c.threads);
 }
@@ -72,18 +83,32 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
     ASSERT_EQ(int64_t(keys.size()), items);
     const tc_device d = device();
-    tc_plan p;
-    ASSERT_EQ(TC_OK, tc_urejanje_plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p)) << describe(c);
+    tc_urejanje_plan p;
+    ASSERT_EQ(TC_OK, plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p)) << describe(c);
     DeviceBuffer<uint32_t> in(items), out(items), values(items);
-    DeviceBuffer<unsigned char> scratch(p.scratch_bytes);
+    DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
     in.upload(keys);
-    out.upload(std::vector<uint32_t>(items, kPoisonBits));
-    values.upload(std::vector<uint32_t>(items, kPoisonBits));
-    ASSERT_EQ(TC_OK, tc_urejanje_run(&p, c.type, c.descending, in.ptr, nullptr, out.ptr, c.pairs ? values.ptr : nullptr,
-                                     scratch.ptr, nullptr))
-        << describe(c);
-    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << describe(c);
-    const auto got = out.download(items), got_values = values.download(items);
+    // Every bit pattern is a legal 32-bit key and index, so one poison cannot show an unwritten
+    // slot: run twice, under two poisons; a slot that follows its poison was not written.
+    std::vector<uint32_t> got, got_values;
+    for (uint32_t poison_bits : {0xffffffffu, 0x5a5a5a5au}) {
+        out.upload(std::vector<uint32_t>(items, poison_bits));
+        values.upload(std::vector<uint32_t>(items, poison_bits));
+        ASSERT_EQ(TC_OK, tc_urejanje_run(&p, c.type, c.descending, in.ptr, nullptr, out.ptr,
+                                         c.pairs ? values.ptr : nullptr, scratch.ptr, nullptr))
+            << describe(c);
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << describe(c);
+        const auto k = out.download(items), v = values.download(items);
+        if (got.empty()) {
+            got = k;
+            got_values = v;
+            continue;
+        }
+        for (int64_t i = 0; i < items; ++i) {
+            ASSERT_EQ(got[i], k[i]) << describe(c) << ": key slot " << i << " unwritten (it follows the poison)";
+            if (c.pairs) ASSERT_EQ(got_values[i], v[i]) << describe(c) << ": value slot " << i << " unwritten";
+        }
+    }
     int bad = 0;
     for (int64_t b = 0; b < c.batch && bad < 3; ++b) {
         std::vector<uint32_t> idx(c.n);
@@ -100,7 +125,9 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
             const int64_t at = b * c.n + i;
             const uint32_t v = got_values[at];
             std::string why;
+            const bool is_nan = c.type == TC_KEY_FLOAT32 && (got[at] & 0x7fffffffu) > 0x7f800000u;
             if (!same_key(got[at], kb[idx[i]], c.type)) why = "not the key the CPU sort has here";
+            else if (is_nan && got[at] != 0x7fffffffu) why = "a NaN that is not the canonical 0x7fffffff";
             else if (c.pairs && (v >= c.n || seen[v])) why = "value out of range or repeated";
             else if (c.pairs && !same_bits(got[at], kb[v], c.type)) why = "key differs from the input key its value indexes";
             if (c.pairs && v < c.n) seen[v] = true;
@@ -122,7 +149,7 @@ std::vector<int64_t> sort_sizes() { return up_to_max_n({1, 2, 3, 1023, 1024, 102
 TEST(Urejanje, EveryVariantAndSize) {
     REQUIRE_GPU();
     uint64_t seed = 1;
-    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : sort_sizes())
             for (bool pairs : {false, true}) {
                 Case c{v, n};
@@ -134,7 +161,7 @@ TEST(Urejanje, EveryVariantAndSize) {
 TEST(Urejanje, TypesDirectionsAndDistributions) {
     REQUIRE_GPU();
     uint64_t seed = 1000;
-    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : {1025, 4097})
             for (tc_key_type t : {TC_KEY_FLOAT32, TC_KEY_INT32, TC_KEY_UINT32})
                 for (bool desc : {false, true})
@@ -151,7 +178,7 @@ TEST(Urejanje, TypesDirectionsAndDistributions) {
 TEST(Urejanje, Batches) {
     REQUIRE_GPU();
     uint64_t seed = 5000;
-    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t batch : {2, 3, 64})
             for (int64_t n : {1, 7, 1000, 1024, 5000})
                 for (bool pairs : {false, true}) {
@@ -165,7 +192,7 @@ TEST(Urejanje, Batches) {
 
 TEST(Urejanje, BlockSizes) {
     REQUIRE_GPU();
-    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int threads : {32, 64, 128, 256, 512, 1024})
             for (int64_t n : {4097, 70001}) {
                 Case c{v, n};
@@ -177,7 +204,7 @@ TEST(Urejanje, BlockSizes) {
     for (int threads : {64, 128, 256, 512})
         for (int64_t n : up_to_max_n({(1 << 20) + 1}))
             for (bool pairs : {false, true}) {
-                Case c{tc_variant_find(TC_UREJANJE, "best"), n};
+                Case c{find("best"), n};
                 c.threads = threads;
                 c.pairs = pairs;
                 c.type = TC_KEY_UINT32;
@@ -189,7 +216,7 @@ TEST(Urejanje, BlockSizes) {
 // groups of steps (pairs: 9 steps a pass; keys: 8).
 TEST(Urejanje, BestLargeArrays) {
     REQUIRE_GPU();
-    const int best = tc_variant_find(TC_UREJANJE, "best");
+    const int best = find("best");
     for (int64_t n : up_to_max_n({(1 << 22) + 5}))
         for (bool pairs : {true, false}) {
             Case c{best, n};
@@ -201,12 +228,16 @@ TEST(Urejanje, BestLargeArrays) {
 
 TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {
     REQUIRE_GPU();
-    const float specials[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1.0f, -1.0f, 1.0f, NAN, 0.0f, -0.0f};
-    for (int v = 0; v < tc_variant_count(TC_UREJANJE); ++v)
+    // NaNs of both signs and several payloads (0xffc00000 is -NaN; 0x7f800001 a signalling
+    // payload), signed zeros, infinities, duplicates
+    const uint32_t specials[] = {0x7fc00000u, 0x80000000u, 0u, 0x7f800000u, 0xff800000u, 0x3f800000u, 0xbf800000u,
+                                 0x3f800000u, 0xffc00000u, 0u, 0x80000000u, 0x7f800001u, 0xffffffffu, 0x7fc12345u};
+    const size_t kinds = sizeof specials / sizeof specials[0];
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (bool desc : {false, true})
             for (bool pairs : {false, true}) {
                 std::vector<uint32_t> keys = make_keys(3001, TC_KEY_FLOAT32, UNIFORM, 77);
-                for (size_t i = 0; i < keys.size(); i += 7) keys[i] = float_bits(specials[(i / 7) % 11]);
+                for (size_t i = 0; i < keys.size(); i += 7) keys[i] = specials[(i / 7) % kinds];
                 Case c{v, int64_t(keys.size())};
                 c.descending = desc;
                 c.pairs = pairs;
@@ -214,18 +245,63 @@ TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {
             }
 }
 
+TEST(Urejanje, AllNanInputComesOutCanonical) {
+    REQUIRE_GPU();
+    std::mt19937_64 rng(9);
+    std::vector<uint32_t> keys(5000);
+    for (auto &k : keys) k = 0x7f800001u | uint32_t(rng()) | (rng() & 1 ? 0x80000000u : 0u);  // every NaN pattern
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (bool pairs : {false, true}) {
+            Case c{v, int64_t(keys.size())};
+            c.pairs = pairs;
+            check(c, keys);
+        }
+}
+
 TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     const tc_device d = fake_device();
-    tc_plan p;
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 0, 1, 0, 256, &d, &p));     // n < 1
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 10, 0, 0, 256, &d, &p));    // batch < 1
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 10, 1, 0, 96, &d, &p));     // not a power of two
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_plan(0, 10, 1, 0, 2048, &d, &p));   // > 1024
-    ASSERT_EQ(TC_OK, tc_urejanje_plan(tc_variant_find(TC_UREJANJE, "nl"), 1025, 3, 1, 256, &d, &p));
+    tc_urejanje_plan p;
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 0, 1, false, 256, &d, &p));     // n < 1
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 10, 0, false, 256, &d, &p));    // batch < 1
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 10, 1, false, 96, &d, &p));     // not a power of two
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 10, 1, false, 2048, &d, &p));   // > 1024
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_make_plan(nullptr, &d, &p));
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)  // every variant sizes its own grids
+        EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(v, 1000, 1, false, 256, &d, &p, 5));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(0, int64_t(1) << 20, int64_t(1) << 21, false, 256, &d, &p));  // 2^41 keys
+    ASSERT_EQ(TC_OK, plan(find("nl"), 1025, 3, true, 256, &d, &p));
     EXPECT_EQ(p.padded, 2048);
-    EXPECT_EQ(p.out_count, 3 * 1025);
-    EXPECT_EQ(p.scratch_bytes, size_t(8 * 2048 * 3));  // pairs: 8-byte words
+    EXPECT_EQ(p.launch.out_count, 3 * 1025);
+    EXPECT_EQ(p.launch.items, 3 * 1025);
+    EXPECT_EQ(p.launch.scratch_bytes, size_t(8 * 2048 * 3));  // pairs: 8-byte words
+    EXPECT_GT(p.launch.blocks, 0);                            // the grid actually launched
     // o: pack, unpack and one launch per step: log2(2048) = 11 gives 66 steps
-    ASSERT_EQ(TC_OK, tc_urejanje_plan(tc_variant_find(TC_UREJANJE, "o"), 2048, 1, 0, 256, &d, &p));
-    EXPECT_EQ(p.launches, 2 + 66);
+    ASSERT_EQ(TC_OK, plan(find("o"), 2048, 1, false, 256, &d, &p));
+    EXPECT_EQ(p.launch.launches, 2 + 66);
+    EXPECT_EQ(p.launch.blocks, 2048 / 256);
+    // a lower bound of the bytes: pack (read 4, write 4 a key), 66 steps reading every word, unpack
+    EXPECT_DOUBLE_EQ(p.launch.bytes_moved, 4.0 * 2048 * (2 + 66 + 2));
+}
+
+TEST(Urejanje, LaunchesAsPlanned) {
+    REQUIRE_GPU();
+    const tc_device d = device();
+    tc_urejanje_plan cub;  // (CUB's plan asks the device for its temp storage)
+    ASSERT_EQ(TC_OK, plan(find("cub"), 2048, 1, false, 0, &d, &cub));
+    EXPECT_DOUBLE_EQ(cub.launch.bytes_moved, 8.0 * 2048);  // a lower bound: read the keys, write the keys
+    EXPECT_EQ(cub.launch.blocks, 0);                       // CUB's own grids: not known
+    struct Shape { int64_t n, batch; bool pairs; int threads; };
+    for (const Shape sh : {Shape{1000, 3, false, 0}, Shape{1 << 16, 1, true, 0}, Shape{(1 << 20) + 1, 1, true, 0},
+                           Shape{(1 << 20) + 1, 1, false, 64}, Shape{4096, 64, true, 0}, Shape{(1 << 22) + 5, 1, true, 0}})
+        for (int v = 0; v < tc_variant_count(kProgram); ++v) {
+            tc_urejanje_plan p;
+            ASSERT_EQ(TC_OK, plan(v, sh.n, sh.batch, sh.pairs, sh.threads, &d, &p));
+            const int64_t items = sh.n * sh.batch;
+            DeviceBuffer<uint32_t> in(items), out(items), values(items);
+            DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
+            expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
+                return tc_urejanje_run(&p, TC_KEY_FLOAT32, 0, in.ptr, nullptr, out.ptr, values.ptr, scratch.ptr, s);
+            }, std::string(tc_variant_at(kProgram, v)->name) + " n=" + std::to_string(sh.n) + " batch=" +
+                   std::to_string(sh.batch) + (sh.pairs ? " pairs" : " keys"));
+        }
 }

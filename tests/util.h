@@ -1,4 +1,5 @@
-// Test helpers: GPU availability, device buffers, seeded random inputs, poisoning.
+// Test helpers: GPU availability, device buffers, seeded random inputs, poisoning, the program
+// registry and the launch check every program's tests use.
 #pragma once
 #include "tecaj.h"
 #include <cuda_runtime_api.h>
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -111,6 +113,66 @@ inline std::vector<int64_t> up_to_max_n(std::vector<int64_t> all) {
         if (n <= std::atoll(max)) kept.push_back(n);
     return kept;
 }
+// The programs under test: each program's test file registers its handle (so that nothing but
+// its own files names a program), and the ABI-wide tests go over all of them.
+inline std::vector<const tc_program *> &programs() {
+    static std::vector<const tc_program *> all;
+    return all;
+}
+inline bool register_program(const tc_program *p) {
+    programs().push_back(p);
+    return true;
+}
+
+// The kernels launch(stream) makes, in order, seen by capturing the stream into a CUDA graph
+// (nothing runs). Memsets and copies are not kernels and are not listed.
+inline std::vector<const void *> launched_kernels(const std::function<tc_status(cudaStream_t)> &launch) {
+    std::vector<const void *> kernels;
+    cudaStream_t s;
+    EXPECT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    EXPECT_EQ(cudaSuccess, cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    const tc_status st = launch(s);
+    cudaGraph_t graph = nullptr;
+    EXPECT_EQ(cudaSuccess, cudaStreamEndCapture(s, &graph));
+    EXPECT_EQ(TC_OK, st) << tc_status_name(st);
+    size_t count = 0;
+    if (graph && cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess && count > 0) {
+        std::vector<cudaGraphNode_t> nodes(count);
+        EXPECT_EQ(cudaSuccess, cudaGraphGetNodes(graph, nodes.data(), &count));
+        for (cudaGraphNode_t node : nodes) {
+            cudaGraphNodeType type;
+            EXPECT_EQ(cudaSuccess, cudaGraphNodeGetType(node, &type));
+            if (type != cudaGraphNodeTypeKernel) continue;
+            cudaKernelNodeParams params{};
+            EXPECT_EQ(cudaSuccess, cudaGraphKernelNodeGetParams(node, &params));
+            kernels.push_back(params.func);
+        }
+    }
+    if (graph) cudaGraphDestroy(graph);
+    cudaStreamDestroy(s);
+    return kernels;
+}
+
+// A plan's launch count is the number of kernels its run launches, and every one of them is in
+// its variant's kernel list (library baselines list none and count none).
+inline void expect_launches_as_planned(const tc_program *program, const tc_launch &plan,
+                                       const std::function<tc_status(cudaStream_t)> &launch, const std::string &what) {
+    const tc_variant *v = tc_variant_at(program, plan.variant);
+    ASSERT_NE(v, nullptr);
+    const std::vector<const void *> kernels = launched_kernels(launch);
+    if (v->flags & TC_LIBRARY) {
+        EXPECT_EQ(plan.launches, 0) << what;
+        EXPECT_GT(kernels.size(), 0u) << what;
+        return;
+    }
+    EXPECT_EQ(int64_t(kernels.size()), int64_t(plan.launches)) << what << ": the plan's launch count";
+    for (const void *f : kernels) {
+        bool listed = false;
+        for (int k = 0; k < v->kernel_count; ++k) listed = listed || v->kernels[k].function == f;
+        EXPECT_TRUE(listed) << what << ": a launched kernel is not in " << v->name << "'s kernel list";
+    }
+}
+
 inline std::vector<int64_t> sizes() { return up_to_max_n({1, 31, 32, 33, 1023, 1024, 1025, 65537, (1 << 20) + 3}); }
 const int kThreads[] = {32, 96, 256, 1024};
 

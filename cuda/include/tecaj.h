@@ -1,16 +1,22 @@
 /* tecaj.h: the C ABI of the course's CUDA kernels (libtecaj.a).
  *
- * The only header Go (through cgo) and the GoogleTest binary include. Plain C types only;
- * no exception crosses it. Every function returns a tc_status: 0 is success, a positive
- * value is the cudaError_t the CUDA runtime reported, a negative value is one of the
- * project's own codes below.
+ * The only header Go (through cgo) and the GoogleTest binary include. Plain C types only; no
+ * exception crosses it. Every function returns a tc_status: 0 is success, a positive value is
+ * the cudaError_t the CUDA runtime reported, a negative value is one of the project's own codes.
  *
- * A run is two steps. tc_plan() is pure host code (it needs no GPU): it checks that the
- * request lies in the variant's domain, resolves threads and blocks, and says how many
- * floats the variant writes, how much scratch memory it needs and how many bytes it must
- * move. The caller allocates (nothing here allocates behind its back) and calls the
- * program's run function with the plan. Launches are asynchronous on the given stream;
- * launch errors are returned, execution errors surface at the caller's next sync.
+ * This header is the part every program shares. Every program P has its own header,
+ * cuda/include/tecaj/P.h (which includes this one), with the same set of names:
+ *   tc_P_program()                  an opaque handle: its variant table and kernel attributes
+ *   tc_P_request                    what the caller asks: tc_request first, then P's own fields
+ *   tc_P_plan                       a resolved launch: tc_launch first, then P's own fields
+ *   tc_P_make_plan(request, device, plan)   pure host code, needs no GPU: checks the arguments
+ *                                   (tc_check_request's rules), then the variant's domain,
+ *                                   resolves threads and blocks, counts scratch and bytes
+ *   tc_P_run(plan, buffers..., scratch, stream)   launches on the stream
+ * The caller allocates everything (nothing here allocates behind its back, except where the
+ * lesson is about it: razlika e4's managed memory); it zero-fills plan.launch.scratch_bytes of
+ * scratch once, and every run leaves the scratch reusable. Launches are asynchronous; launch
+ * errors are returned, execution errors surface at the caller's next synchronisation.
  */
 #ifndef TECAJ_H
 #define TECAJ_H
@@ -27,22 +33,25 @@ typedef int tc_status;
 enum {
     TC_OK = 0,
     TC_OUTSIDE_DOMAIN = -1, /* the request lies outside the variant's domain (see tc_variant.domain) */
-    TC_BAD_ARGUMENT = -2,   /* an argument no variant accepts: n < 1, threads not a multiple of 32 or > 1024, unknown variant */
+    TC_BAD_ARGUMENT = -2,   /* an argument no variant accepts: n < 1, threads outside 32..1024 or not a
+                               multiple of 32, unknown variant, a null pointer */
 };
-
-typedef enum { TC_RAZLIKA = 0, TC_RAZDALJA = 1, TC_UREJANJE = 2, TC_PROGRAM_COUNT = 3 } tc_program;
-
-/* What a variant writes to its output buffer. */
-typedef enum {
-    TC_OUT_ELEMENTS = 0, /* n floats: one per element (razlika's c, razdalja g's squares) */
-    TC_OUT_PARTIALS = 1, /* plan.blocks floats: one partial sum per block, summed by the host */
-    TC_OUT_SCALAR = 2,   /* 1 float: the finished sum of squares */
-} tc_output;
 
 /* Flags of a variant. */
 enum {
-    TC_MANAGED = 1, /* the lesson is unified (managed) memory: the caller allocates a, b, c with cudaMallocManaged */
+    TC_MANAGED = 1,         /* the lesson is unified (managed) memory: the caller allocates with cudaMallocManaged */
+    TC_POW2_THREADS = 2,    /* threads must be a power of two (the lesson halves the block) */
+    TC_OWN_GRID = 4,        /* the variant sizes its own grid: a request with blocks != 0 is outside its domain */
+    TC_LIBRARY = 8,         /* a library baseline (CUB): its kernels are the library's, none are listed */
+    TC_COUNTER_EXAMPLE = 16 /* the lecture's counter-example: it runs, and is expected to be wrong */
 };
+
+/* A kernel a variant can launch: its name (with the instantiation) and the function, for
+ * cudaFuncGetAttributes and for tests that match launches against the list. */
+typedef struct {
+    const char *name;
+    const void *function;
+} tc_kernel;
 
 /* One row of a program's variant table; -list, -info, the tests and the benchmark read it. */
 typedef struct {
@@ -50,10 +59,34 @@ typedef struct {
     const char *summary; /* one line: what the variant shows */
     const char *domain;  /* where it is correct, and what to use outside it */
     const char *bytes;   /* the bytes it must move, as a formula of n */
-    tc_output output;
     int flags;
-    int kernel_count; /* kernels for -info (tc_kernel_attributes); 0 for a library baseline */
+    const tc_kernel *kernels; /* every kernel (and instantiation) a run of it can launch */
+    int kernel_count;
 } tc_variant;
+
+/* A program: opaque, from tc_P_program(). */
+typedef struct tc_program tc_program;
+
+const char *tc_program_name(const tc_program *program);
+/* What the program's items are called (elements, keys, pixels), for rates. */
+const char *tc_program_unit(const tc_program *program);
+int tc_variant_count(const tc_program *program);
+/* NULL when i is out of range. */
+const tc_variant *tc_variant_at(const tc_program *program, int i);
+/* The index of the named variant, or -1. */
+int tc_variant_find(const tc_program *program, const char *name);
+
+typedef struct {
+    const char *kernel; /* the kernel's name, with its instantiation */
+    int registers;
+    size_t static_shared_bytes;
+    size_t local_bytes;
+    size_t const_bytes;
+    int max_threads_per_block;
+} tc_kernel_info;
+
+/* cudaFuncGetAttributes of kernel k (0 <= k < kernel_count) of a variant. */
+tc_status tc_kernel_attributes(const tc_program *program, int variant, int k, tc_kernel_info *out);
 
 /* The device, for plans: from tc_device_describe(), or filled by hand in tests. */
 typedef struct {
@@ -62,75 +95,37 @@ typedef struct {
     int max_grid_x;
 } tc_device;
 
-/* A resolved launch. tc_plan fills every field. */
+/* Reads the current device's figures (cudaDeviceGetAttribute). */
+tc_status tc_device_describe(tc_device *out);
+
+/* The part of every request that every program shares. threads and blocks: 0 asks for the
+ * variant's choice. */
+typedef struct {
+    int variant;
+    int64_t n; /* elements (razlika, razdalja), keys in one array (urejanje) */
+    int threads;
+    int blocks;
+} tc_request;
+
+/* The launch header every plan begins with; the shared run loop reads only this. */
 typedef struct {
     int variant;
     int64_t n;
     int threads;          /* per block */
     int blocks;           /* of the first (or only) kernel */
-    int64_t out_count;    /* floats written to out */
-    size_t scratch_bytes; /* device scratch the run needs; zero-fill it once when allocated, runs leave it zeroed */
-    double bytes_moved;   /* bytes the variant must move through device memory, for GB/s */
-    int64_t accumulation_depth; /* razdalja: most float32 additions one term goes through (for the error bound) */
-    int64_t batch;        /* urejanje: independent arrays of n keys */
-    int64_t padded;       /* urejanje: each array's length in the network (the next power of two >= n) */
-    int pairs;            /* urejanje: key-value pairs */
-    int launches;         /* urejanje: kernel launches one sort makes */
-} tc_plan;
+    int launches;         /* kernel launches one run makes */
+    int64_t out_count;    /* output elements the run writes */
+    int64_t items;        /* items one run processes (elements, keys: n x batch), for the rate column */
+    size_t scratch_bytes; /* device scratch the run needs; zero-fill it once, runs leave it reusable */
+    double bytes_moved;   /* a lower bound of the bytes the run moves through device memory (GB/s); 0: not counted */
+} tc_launch;
 
-typedef struct {
-    const char *kernel; /* the kernel's name in the source */
-    int registers;
-    size_t static_shared_bytes;
-    size_t local_bytes;
-    size_t const_bytes;
-    int max_threads_per_block;
-} tc_kernel_info;
-
-int tc_variant_count(tc_program program);
-/* NULL when i is out of range. */
-const tc_variant *tc_variant_at(tc_program program, int i);
-/* The index of the named variant, or -1. */
-int tc_variant_find(tc_program program, const char *name);
-
-/* Reads the current device's figures (cudaDeviceGetAttribute). */
-tc_status tc_device_describe(tc_device *out);
-
-/* threads and blocks: 0 asks for the variant's default. */
-tc_status tc_plan_launch(tc_program program, int variant, int64_t n, int threads, int blocks,
-                         const tc_device *device, tc_plan *out);
-
-/* cudaFuncGetAttributes of the variant's kernel k (0 <= k < kernel_count). */
-tc_status tc_kernel_attributes(tc_program program, int variant, int k, tc_kernel_info *out);
-
-/* razlika: c[i] = a[i] - b[i], i < n. */
-tc_status tc_razlika_run(const tc_plan *plan, const float *a, const float *b, float *c, cudaStream_t stream);
-
-/* razdalja: the device part of dist = sqrt(sum (a[i]-b[i])^2). out receives plan.out_count
- * floats as plan's variant's tc_output says; scratch holds plan.scratch_bytes. */
-tc_status tc_razdalja_run(const tc_plan *plan, const float *a, const float *b, float *out, void *scratch,
-                          cudaStream_t stream);
-
-/* Host part of razdalja: the sum of squares from the plan.out_count floats copied back from out
- * (summed in float64 for TC_OUT_ELEMENTS and TC_OUT_PARTIALS; out[0] for TC_OUT_SCALAR). */
-double tc_razdalja_finish(const tc_plan *plan, const float *out_on_host);
-/* The derived relative error bound of dist = sqrt(finish) against an exact (float64) reference,
- * for finite inputs; see razdalja.cu for the derivation. */
-double tc_razdalja_tolerance(const tc_plan *plan);
-
-/* urejanje: bitonic sort of batch arrays of n 32-bit keys each, ascending or descending, keys
- * only or with uint32 values. Floats: -0.0 and +0.0 compare equal, NaNs go last (ascending; first
- * descending: descending is the exact reverse) and come out as the canonical NaN. */
-typedef enum { TC_KEY_FLOAT32 = 0, TC_KEY_INT32 = 1, TC_KEY_UINT32 = 2 } tc_key_type;
-/* threads: a power of two from 32 to 1024 (0 = the variant's default). */
-tc_status tc_urejanje_plan(int variant, int64_t n, int64_t batch, int pairs, int threads, const tc_device *device,
-                           tc_plan *out);
-/* keys_in/keys_out: batch*n keys (float, int32_t or uint32_t); values_in may be NULL (then each
- * value is its key's index within its array: the result is also an argsort); values_out is
- * required with pairs and ignored without. keys_out may equal keys_in. */
-tc_status tc_urejanje_run(const tc_plan *plan, tc_key_type type, int descending, const void *keys_in,
-                          const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
-                          cudaStream_t stream);
+/* The argument check every plan function makes first: a known variant, n >= 1, threads 0 or a
+ * multiple of 32 in 32..1024 (a power of two where the variant says TC_POW2_THREADS), blocks
+ * 0..max_grid_x (0 where it says TC_OWN_GRID: otherwise TC_OUTSIDE_DOMAIN), a sane device.
+ * Fills the header's variant, n, threads (default_threads where 0) and blocks. */
+tc_status tc_check_request(const tc_program *program, const tc_request *request, const tc_device *device,
+                           int default_threads, tc_launch *out);
 
 /* Keeps the stream busy for the given time: queued before a timing event, it lets the event
  * time the work that follows on the device rather than the host's launch of it. */
@@ -143,4 +138,5 @@ const char *tc_status_string(tc_status s);
 #ifdef __cplusplus
 }
 #endif
+
 #endif

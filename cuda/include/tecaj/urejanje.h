@@ -1,0 +1,42 @@
+/* urejanje: bitonic sort of batch arrays of n 32-bit keys each, ascending or descending, keys
+ * only or with uint32 values (cuda/urejanje.cu). Floats: -0.0 and +0.0 compare equal (and keep
+ * their bits), NaNs of either sign and any payload go last (ascending; first descending:
+ * descending is the exact reverse) and come out as the canonical NaN 0x7fffffff. */
+#ifndef TECAJ_UREJANJE_H
+#define TECAJ_UREJANJE_H
+#include "../tecaj.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const tc_program *tc_urejanje_program(void);
+
+typedef enum { TC_KEY_FLOAT32 = 0, TC_KEY_INT32 = 1, TC_KEY_UINT32 = 2 } tc_key_type;
+
+/* base.threads: a power of two from 32 to 1024 (0: the variant's choice); base.blocks must be 0
+ * (every variant sizes its own grids). */
+typedef struct {
+    tc_request base;
+    int64_t batch; /* independent arrays of n keys */
+    int pairs;     /* key-value pairs */
+} tc_urejanje_request;
+
+typedef struct {
+    tc_launch launch; /* out_count = items = n x batch keys */
+    int64_t batch;
+    int64_t padded;   /* each array's length in the network: the next power of two >= n */
+    int pairs;
+} tc_urejanje_plan;
+
+tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_device *device, tc_urejanje_plan *out);
+/* keys_in/keys_out: batch*n keys (float, int32_t or uint32_t); values_in may be NULL (then each
+ * value is its key's index within its array: the result is also an argsort); values_out is
+ * required with pairs and ignored without. keys_out may equal keys_in. */
+tc_status tc_urejanje_run(const tc_urejanje_plan *plan, tc_key_type type, int descending, const void *keys_in,
+                          const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
+                          cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,163 @@
+// Typed warp- and block-wide reductions and scans, one implementation each, for the best
+// variants and everything beyond the lectures (the lecture variants write theirs out: they are
+// the lesson). Shaped as CUB's block_reduce.cuh and block_scan.cuh: typed on T and an operator,
+// shared memory as a type the caller declares, preconditions stated.
+//
+// Operators carry their identity and their rules for NaN and signed zeros:
+//   Sum  identity -0 for floating types (so a sum of only -0.0 stays -0.0; x + -0 == x for every
+//        x), 0 for integers. NaN and Inf propagate as IEEE addition does. Integers wrap.
+//   Min  identity +Inf (floating) or the type's largest value. NaN propagates: any NaN operand
+//        gives a NaN (fminf would drop it). -0.0 counts as smaller than +0.0, so the result does
+//        not depend on the order of the operands.
+//   Max  identity -Inf or the type's lowest value; NaN propagates; +0.0 counts as larger than -0.0.
+// Each is commutative and associative on the values it returns (for NaNs: which NaN's payload
+// comes back is unspecified), so any tree over them gives the same value.
+#pragma once
+#include <cuda/std/cmath>
+#include <cuda/std/limits>
+#include <cuda/std/type_traits>
+
+namespace tc {
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+template <typename T>
+__host__ __device__ __forceinline__ bool is_nan(T x) {
+    if constexpr (cuda::std::is_floating_point<T>::value) return x != x;
+    else return false;
+}
+template <typename T>
+__host__ __device__ __forceinline__ bool is_negative_zero_or_less(T x) {  // the sign bit, for equal floats
+    if constexpr (cuda::std::is_floating_point<T>::value) return cuda::std::signbit(x);
+    else return false;
+}
+
+struct Sum {
+    template <typename T>
+    __host__ __device__ static constexpr T identity() {
+        if constexpr (cuda::std::is_floating_point<T>::value) return T(-0.0);
+        else return T(0);
+    }
+    template <typename T>
+    __host__ __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+
+struct Min {
+    template <typename T>
+    __host__ __device__ static constexpr T identity() {
+        if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
+        else return cuda::std::numeric_limits<T>::max();
+    }
+    template <typename T>
+    __host__ __device__ __forceinline__ T operator()(T a, T b) const {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        if (b < a) return b;
+        if (a < b) return a;
+        return is_negative_zero_or_less(b) ? b : a;  // equal: -0.0 before +0.0
+    }
+};
+
+struct Max {
+    template <typename T>
+    __host__ __device__ static constexpr T identity() {
+        if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
+        else return cuda::std::numeric_limits<T>::lowest();
+    }
+    template <typename T>
+    __host__ __device__ __forceinline__ T operator()(T a, T b) const {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        if (b > a) return b;
+        if (a > b) return a;
+        return is_negative_zero_or_less(a) ? b : a;  // equal: +0.0 before -0.0
+    }
+};
+
+// ---- warp ---------------------------------------------------------------------------------
+
+// The warp's reduction of v, in every lane (a butterfly of shuffles: the order of the
+// operations is fixed, so the result is the same from run to run).
+// Precondition: all 32 lanes of the warp call it, converged.
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_reduce(T v, Op op = Op()) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(kFullWarp, v, offset));
+    return v;
+}
+
+// The warp's scan of v over lanes 0..31 (Kogge-Stone: five shuffle steps). Inclusive: lane i gets
+// v_0 op ... op v_i; exclusive: lane i gets v_0 op ... op v_{i-1}, and lane 0 the identity
+// (computed directly, not by undoing an inclusive scan). warp_total, if given, receives the
+// whole warp's reduction in every lane.
+// Precondition: all 32 lanes of the warp call it, converged.
+template <typename T, typename Op, bool Exclusive = false>
+__device__ __forceinline__ T warp_scan(T v, Op op = Op(), T *warp_total = nullptr) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        const T u = __shfl_up_sync(kFullWarp, v, offset);
+        if (lane >= offset) v = op(u, v);
+    }
+    if (warp_total) *warp_total = __shfl_sync(kFullWarp, v, 31);
+    if constexpr (Exclusive) {
+        const T before = __shfl_up_sync(kFullWarp, v, 1);
+        return lane == 0 ? Op::template identity<T>() : before;
+    } else {
+        return v;
+    }
+}
+
+// ---- block --------------------------------------------------------------------------------
+
+// Shared memory of block_reduce: declare `__shared__ tc::BlockReduceStorage<T> s;`.
+template <typename T>
+struct BlockReduceStorage {
+    T warp[32];
+};
+
+// The block's reduction of v. The result is valid in thread 0 only (the other threads return
+// partial values).
+// Preconditions: blockDim.x is a multiple of 32 from 32 to 1024 (1-D block); every thread of the
+// block calls it; a __syncthreads() separates two uses of the same storage.
+template <typename T, typename Op>
+__device__ __forceinline__ T block_reduce(T v, BlockReduceStorage<T> &s, Op op = Op()) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    v = warp_reduce<T, Op>(v, op);
+    if (lane == 0) s.warp[warp] = v;
+    __syncthreads();
+    if (warp == 0) v = warp_reduce<T, Op>(lane < warps ? s.warp[lane] : Op::template identity<T>(), op);
+    return v;
+}
+
+// Shared memory of block_scan: declare `__shared__ tc::BlockScanStorage<T> s;`.
+template <typename T>
+struct BlockScanStorage {
+    T warp[32];  // each warp's exclusive prefix
+    T total;
+};
+
+// The block's scan of v over threads 0..blockDim.x-1, inclusive or exclusive (thread 0 gets the
+// identity), in every thread; block_total, if given, receives the block's reduction in every
+// thread. Each warp scans itself, the first warp scans the warp totals, each thread combines
+// its warp's prefix with its own warp-level result.
+// Preconditions: as block_reduce's.
+template <typename T, typename Op, bool Exclusive = false>
+__device__ __forceinline__ T block_scan(T v, BlockScanStorage<T> &s, Op op = Op(), T *block_total = nullptr) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    T warp_total;
+    const T in_warp = warp_scan<T, Op, Exclusive>(v, op, &warp_total);
+    if (lane == 31) s.warp[warp] = warp_total;
+    __syncthreads();
+    if (warp == 0) {
+        T all;
+        const T prefix = warp_scan<T, Op, true>(lane < warps ? s.warp[lane] : Op::template identity<T>(), op, &all);
+        if (lane < warps) s.warp[lane] = prefix;
+        if (lane == 0) s.total = all;
+    }
+    __syncthreads();
+    if (block_total) *block_total = s.total;
+    return warp == 0 ? in_warp : op(s.warp[warp], in_warp);
+}
+
+}  // namespace tc

@@ -1,0 +1,406 @@
+// urejanje best: the sort beyond the lecture, kept apart so that urejanje.cu reads as the lecture.
+// Included by urejanje.cu after the lecture's kernels (it uses their pack/unpack and chunk_step)
+// and its Launches.
+#pragma once
+
+namespace {
+
+// ---- register blocks with shared-memory transposes ------------------------------------------
+//
+// A block holds E = 2^LOG_E elements, 16 in each thread's registers. The
+// block's elements have logical indices l in [0, E); a *layout* says which 4 bits of l are the
+// register index (s[0] < s[1] < s[2] < s[3]) and puts the thread index in the other bits, in
+// order. A step on bit b compares l with l ^ 2^b: inside a thread's registers when b is one of
+// the layout's bits, so a block runs up to 4 steps between two exchanges; between groups of 4
+// steps the block rewrites its elements through shared memory into the next layout (a
+// transpose). Three kinds of pass:
+//   SORT    a chunk of E consecutive elements, every merge k = 2..E (the first pass);
+//   FINISH  a chunk of E consecutive elements, the steps j = E/2..1 of a merge k > E;
+//   STRIDED the steps of a merge k > E whose j >= E: logical bits 0..C-1 are global bits
+//           0..C-1 (C words make 128 bytes, so loads stay coalesced) and logical bits C..E-1
+//           are global bits g..g+E-C-1, so up to LOG_E - C steps run in one pass.
+// The layouts are fixed at compile time, so every register index is a constant.
+
+constexpr int kLogR = 4, kR = 1 << kLogR;  // elements a thread holds
+enum PassMode { SORT, FINISH, STRIDED };
+
+// A layout, packed: bit positions s[0..3] in bytes 0..3 (ascending).
+__host__ __device__ constexpr int layout_of(int s0, int s1, int s2, int s3) { return s0 | s1 << 8 | s2 << 16 | s3 << 24; }
+__host__ __device__ constexpr int bit_at(int layout, int q) { return (layout >> (8 * q)) & 0xff; }
+__host__ __device__ constexpr bool holds(int layout, int b) {
+    return bit_at(layout, 0) == b || bit_at(layout, 1) == b || bit_at(layout, 2) == b || bit_at(layout, 3) == b;
+}
+// The top layout: register bits E-4..E-1, threads on bits 0..E-5 (consecutive threads read
+// consecutive words).
+__host__ __device__ constexpr int top_layout(int e) { return layout_of(e - 4, e - 3, e - 2, e - 1); }
+
+struct Phase {
+    int layout;     // the layout this phase runs in
+    int q_hi, q_lo; // steps on register bits q_hi, q_hi-1, ..., q_lo (descending j)
+    int m;          // SORT: the merge (k = 2^m); else unused
+};
+struct PassPlan {
+    int first;      // the layout the pass loads in
+    int count;
+    Phase p[40];
+};
+
+// The layout for steps on bits top, top-1, ..., top-n+1: the current one if it holds them all;
+// else those bits plus fillers: the highest bits when `fill_top` (the pass's last layout, so
+// stores stay coalesced), otherwise the bits just above the group, then just below, never
+// under `lowest`.
+__host__ __device__ constexpr Phase choose(int top, int n, int cur, int lowest, int e, bool fill_top, int m) {
+    bool all = true;
+    for (int b = top - n + 1; b <= top; ++b) all = all && holds(cur, b);
+    int s[4] = {0, 0, 0, 0};
+    int layout = cur;
+    if (!all) {
+        int c = 0;
+        for (int b = top - n + 1; b <= top; ++b) s[c++] = b;
+        if (fill_top) {
+            for (int b = e - 1; c < 4; --b)
+                if (b > top || b < top - n + 1) s[c++] = b;
+        } else {
+            for (int b = top + 1; c < 4 && b < e; ++b) s[c++] = b;
+            for (int b = top - n; c < 4 && b >= lowest; --b) s[c++] = b;
+        }
+        for (int i = 0; i < 4; ++i)  // sort ascending
+            for (int j = i + 1; j < 4; ++j)
+                if (s[j] < s[i]) {
+                    const int t = s[i];
+                    s[i] = s[j];
+                    s[j] = t;
+                }
+        layout = layout_of(s[0], s[1], s[2], s[3]);
+    }
+    int q_hi = 0, q_lo = 0;
+    for (int q = 0; q < 4; ++q) {
+        if (bit_at(layout, q) == top) q_hi = q;
+        if (bit_at(layout, q) == top - n + 1) q_lo = q;
+    }
+    return Phase{layout, q_hi, q_lo, m};
+}
+
+// The phases of a pass. c: the coalescing bits (STRIDED); groups: STRIDED's groups of 4 steps.
+__host__ __device__ constexpr PassPlan make_pass(int e, int mode, int c, int groups) {
+    PassPlan plan{top_layout(e), 0, {}};
+    int cur = plan.first;
+    // (merge, top bit, steps) of every group, top-down
+    int gm[40] = {}, gtop[40] = {}, gn[40] = {}, count = 0;
+    if (mode == SORT) {
+        for (int m = 1; m <= e; ++m)
+            for (int b = m - 1; b >= 0; b -= 4) gm[count] = m, gtop[count] = b, gn[count++] = b + 1 < 4 ? b + 1 : 4;
+    } else if (mode == FINISH) {
+        for (int b = e - 1; b >= 0; b -= 4) gtop[count] = b, gn[count++] = b + 1 < 4 ? b + 1 : 4;
+    } else {
+        const int G = e - c;
+        for (int i = 0; i < groups; ++i) {
+            const int left = G - 4 * i;
+            gtop[count] = e - 1 - 4 * i, gn[count++] = left < 4 ? left : 4;
+        }
+    }
+    for (int i = 0; i < count; ++i) {
+        const bool last = i == count - 1 && mode != STRIDED;
+        plan.p[i] = choose(gtop[i], gn[i], cur, mode == STRIDED ? c : 0, e, last, gm[i]);
+        cur = plan.p[i].layout;
+    }
+    plan.count = count;
+    return plan;
+}
+
+// The logical index of thread t's register 0 in layout L: t's bits with a zero inserted at each
+// of the layout's bits.
+template <int L>
+__device__ __forceinline__ uint32_t spread(uint32_t t) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int b = bit_at(L, q);
+        t = ((t >> b) << (b + 1)) | (t & ((1u << b) - 1));
+    }
+    return t;
+}
+// The logical offset of register r in layout L.
+__host__ __device__ constexpr uint32_t reg_offset(int L, int r) {
+    return uint32_t((r & 1) << bit_at(L, 0) | (r >> 1 & 1) << bit_at(L, 1) | (r >> 2 & 1) << bit_at(L, 2) |
+                    (r >> 3 & 1) << bit_at(L, 3));
+}
+// Shared-memory slot of logical index l: one word of padding after every 16 (8-byte words) or 32,
+// so that no layout's transpose makes two threads of a half-warp hit one bank (u32: at most
+// two). Additive over disjoint bits, slot(a | b) = slot(a) + slot(b), so each register's slot
+// is the thread's slot plus a constant: an immediate offset, no instruction.
+template <typename T>
+__host__ __device__ constexpr uint32_t slot(uint32_t l) {
+    return sizeof(T) == 8 ? l + (l >> 4) : l + (l >> 5);
+}
+template <typename T>
+constexpr int shared_words(int log_e) { return (1 << log_e) + (1 << log_e) / (sizeof(T) == 8 ? 16 : 32); }
+
+struct BlockPass {
+    int log_k;        // FINISH and STRIDED: the merge (k = 2^log_k)
+    int g;            // STRIDED: the global bit of logical bit C
+    int steps;        // STRIDED: steps in this pass (on logical bits E-1 .. E-steps)
+    bool load_input;  // pack the caller's keys instead of reading the work array
+    bool store_output;  // unpack to the caller's output instead of writing the work array
+};
+
+template <typename T, int LOG_E, int MODE, int GROUPS>
+struct BlockSort {
+    static constexpr int C = sizeof(T) == 8 ? 4 : 5;  // 16 or 32 consecutive words: 128 bytes
+    static constexpr PassPlan P = make_pass(LOG_E, MODE, C, GROUPS);
+
+    T *work, *shared;  // work: at the block's logical index 0
+    const Io &io;
+    const BlockPass &bp;
+    T x[kR];
+    int64_t gbase;  // global index of logical index 0
+    int g;          // STRIDED: global bit of logical bit C
+    // SORT and FINISH (a block lies inside one array): the array, and the index in it of
+    // logical index 0
+    Io::Array arr;
+    uint32_t first;
+
+    __device__ BlockSort(T *w, T *s, const Io &i, const BlockPass &p) : shared(s), io(i), bp(p) {
+        const int64_t blk = blockIdx.x;
+        if constexpr (MODE == STRIDED) {
+            g = bp.g;
+            // block bits: global bits C..g-1, then those above the window
+            const int mid = g - C;
+            gbase = ((blk >> mid) << (g + LOG_E - C)) | ((blk & ((int64_t(1) << mid) - 1)) << C);
+        } else {
+            g = C;
+            gbase = blk << LOG_E;
+            arr = io.array(gbase >> io.log_padded);
+            first = uint32_t(gbase & (io.padded - 1));
+        }
+        work = w + gbase;
+    }
+    // Offset from work of logical index l (below 2^32: a STRIDED window lies inside one array).
+    __device__ __forceinline__ uint32_t offset(uint32_t l) const {
+        if constexpr (MODE != STRIDED) return l;
+        return (l & ((1u << C) - 1)) | ((l >> C) << g);
+    }
+
+    template <int L>
+    __device__ __forceinline__ void load() {
+        const uint32_t l0 = spread<L>(threadIdx.x);
+#pragma unroll
+        for (int r = 0; r < kR; ++r) {
+            const uint32_t l = l0 | reg_offset(L, r);
+            if constexpr (MODE == SORT) x[r] = pack<T>(io, arr, first + l);  // the first pass packs the caller's keys
+            else
+                x[r] = work[offset(l)];
+        }
+    }
+    template <int L>
+    __device__ __forceinline__ void store() {
+        const uint32_t l0 = spread<L>(threadIdx.x);
+        const bool out = MODE != STRIDED && bp.store_output;  // the last pass unpacks to the caller's output
+#pragma unroll
+        for (int r = 0; r < kR; ++r) {
+            const uint32_t l = l0 | reg_offset(L, r);
+            if (out) unpack<T>(io, arr, first + l, x[r]);
+            else work[offset(l)] = x[r];
+        }
+    }
+    // Rewrites the block's elements from layout FROM to layout TO through shared memory.
+    template <int FROM, int TO, bool WAIT>
+    __device__ __forceinline__ void transpose() {
+        if (WAIT) __syncthreads();  // every thread has read the previous transpose
+        T *a = shared + slot<T>(spread<FROM>(threadIdx.x));
+#pragma unroll
+        for (int r = 0; r < kR; ++r) a[slot<T>(reg_offset(FROM, r))] = x[r];
+        __syncthreads();
+        const T *b = shared + slot<T>(spread<TO>(threadIdx.x));
+#pragma unroll
+        for (int r = 0; r < kR; ++r) x[r] = b[slot<T>(reg_offset(TO, r))];
+    }
+
+    // The step on register bit Q of layout L; bit r of `down` set: pair (r, r + 2^Q) sorts
+    // descending.
+    template <int L, int Q>
+    __device__ __forceinline__ void step(uint32_t down) {
+        if (MODE == STRIDED && bit_at(L, Q) < LOG_E - bp.steps) return;  // not this pass's step
+#pragma unroll
+        for (int r = 0; r < kR; ++r) {
+            if (r & (1 << Q)) continue;
+            T &a = x[r], &b = x[r | (1 << Q)];
+            // one compare, then four selects (u64); outside SORT the direction is the block's
+            const bool swap = (b < a) != bool(MODE == SORT ? (down >> r) & 1 : down & 1);
+            const T na = swap ? b : a, nb = swap ? a : b;
+            a = na;
+            b = nb;
+        }
+    }
+
+    template <int I>
+    __device__ __forceinline__ void phases(uint32_t block_down) {
+        if constexpr (I < P.count) {
+            constexpr Phase ph = P.p[I];
+            constexpr int prev = I == 0 ? P.first : P.p[I - 1].layout, L = ph.layout;
+            if constexpr (prev != L) transpose<prev, L, have_transposed(I)>();
+            uint32_t down = block_down;
+            // SORT: merge 2^m sorts down where bit m of the global index is set: bit m of l
+            // while m < E (a register bit or a thread bit), the block's bit when m == E
+            if constexpr (MODE == SORT && ph.m < LOG_E) {
+                if constexpr (holds(L, ph.m)) down = pattern(L, ph.m);
+                else down = (spread<L>(threadIdx.x) >> ph.m & 1) ? 0xFFFFu : 0u;
+            }
+            if constexpr (ph.q_hi >= 3 && ph.q_lo <= 3) step<L, 3>(down);
+            if constexpr (ph.q_hi >= 2 && ph.q_lo <= 2) step<L, 2>(down);
+            if constexpr (ph.q_hi >= 1 && ph.q_lo <= 1) step<L, 1>(down);
+            if constexpr (ph.q_lo <= 0) step<L, 0>(down);
+            phases<I + 1>(block_down);
+        }
+    }
+    // The registers whose bit q (where layout L holds bit m) is set.
+    __host__ __device__ static constexpr uint32_t pattern(int L, int m) {
+        const uint32_t by_q[4] = {0xAAAAu, 0xCCCCu, 0xF0F0u, 0xFF00u};
+        for (int q = 0; q < 4; ++q)
+            if (bit_at(L, q) == m) return by_q[q];
+        return 0;
+    }
+    // Whether a phase before I changed layout (then a transpose must wait for its readers).
+    __host__ __device__ static constexpr bool have_transposed(int I) {
+        int cur = P.first;
+        for (int i = 0; i < I; ++i) {
+            if (P.p[i].layout != cur) return true;
+            cur = P.p[i].layout;
+        }
+        return false;
+    }
+
+    __device__ __forceinline__ void run() {
+        load<P.first>();
+        // FINISH and STRIDED: bit log_k of the index is one of the block's bits; SORT: bit E
+        const int log_k = MODE == SORT ? LOG_E : bp.log_k;
+        const uint32_t block_down = ((gbase & (io.padded - 1)) >> log_k & 1) ? 0xFFFFu : 0u;
+        phases<0>(block_down);
+        store<P.p[P.count - 1].layout>();
+    }
+};
+
+template <typename T, int LOG_E, int MODE, int GROUPS>
+__global__ void __launch_bounds__((1 << LOG_E) / kR, MODE == STRIDED && GROUPS == 1 ? 1 : 2)
+    bitonic_block(T *work, Io io, BlockPass bp) {
+    extern __shared__ unsigned char shared_bytes[];
+    BlockSort<T, LOG_E, MODE, GROUPS>(work, reinterpret_cast<T *>(shared_bytes), io, bp).run();
+}
+
+// Arrays shorter than 1024: one block sorts each whole array in shared memory, reading the
+// caller's keys and writing the caller's output (no pack or unpack pass).
+template <typename T>
+__global__ void bitonic_best_small(Io io) {
+    extern __shared__ unsigned char shared_bytes[];
+    T *s = reinterpret_cast<T *>(shared_bytes);
+    const int chunk = int(io.padded);
+    const Io::Array a = io.array(blockIdx.x);
+    for (int i = threadIdx.x; i < chunk; i += blockDim.x) s[i] = pack<T>(io, a, i);
+    __syncthreads();
+    for (int k = 2; k <= chunk; k *= 2)
+        for (int j = k / 2; j > 0; j /= 2) {
+            chunk_step(s, 0, chunk, io.padded, j, k);
+            __syncthreads();
+        }
+    for (int i = threadIdx.x; i < chunk; i += blockDim.x) unpack<T>(io, a, i, s[i]);
+}
+
+// ---- planning the passes --------------------------------------------------------------------
+
+// best's block: E = 16 x threads elements (1024..8192), no more than one array, and shrunk
+// (down to 1024) until the grid has 128 blocks to fill the device. Arrays shorter than 1024
+// are sorted whole by bitonic_best_small.
+constexpr int kMinBlockLog = 10, kMaxBlockLog = 13;
+int block_log(const tc_urejanje_plan &p) {
+    int e = tc::ceil_log2(int64_t(p.launch.threads) * kR);
+    e = e < kMinBlockLog ? kMinBlockLog : e > kMaxBlockLog ? kMaxBlockLog : e;
+    const int lp = tc::ceil_log2(p.padded);
+    if (e > lp) e = lp;
+    while (e > kMinBlockLog && ((p.padded * p.batch) >> e) < 128) --e;
+    return e;
+}
+bool small_arrays(const tc_urejanje_plan &p) { return p.padded < (int64_t(1) << kMinBlockLog); }
+// The passes after SORT: blocks of 8192 wherever they still fill the device (a smaller SORT
+// block is then followed by FINISH passes for the merges up to 8192, with no STRIDED pass).
+int rest_log(const tc_urejanje_plan &p) {
+    const int lp = tc::ceil_log2(p.padded);
+    return lp >= kMaxBlockLog && ((p.padded * p.batch) >> kMaxBlockLog) >= 128 ? kMaxBlockLog : block_log(p);
+}
+// best's steps in one STRIDED pass: the block's bits less the 16 or 32 consecutive words
+int strided_steps(const tc_urejanje_plan &p) { return rest_log(p) - (p.pairs ? 4 : 5); }
+
+// ---- the run --------------------------------------------------------------------------------
+
+template <typename T, int LOG_E, int MODE, int GROUPS>
+tc_status best_launch_e(Launches<T> &L, const BlockPass &bp) {
+    constexpr int C = sizeof(T) == 8 ? 4 : 5;
+    if constexpr (MODE == STRIDED && 4 * (GROUPS - 1) >= LOG_E - C) {
+        return TC_BAD_ARGUMENT;  // more groups than steps: never planned
+    } else {
+        const auto kernel = bitonic_block<T, LOG_E, MODE, GROUPS>;
+        // (a STRIDED pass of one group never transposes)
+        const int smem = MODE == STRIDED && GROUPS == 1 ? 0 : int(sizeof(T)) * shared_words<T>(LOG_E);
+        const unsigned blocks = unsigned(L.total >> LOG_E);
+        const double moved = (bp.load_input ? L.keys_in() : L.words()) + (bp.store_output ? L.result_out() : L.words());
+        if (!L.next(blocks, moved)) return TC_OK;
+        static const cudaError_t allowed =  // above 48 KB a kernel must ask for its shared memory
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        TC_TRY(allowed);
+        kernel<<<blocks, (1 << LOG_E) / kR, smem, L.s>>>(L.work, L.io, bp);
+        TC_LAUNCHED();
+        return TC_OK;
+    }
+}
+
+template <int MODE, int GROUPS, typename T>
+tc_status best_launch(Launches<T> &L, int e, const BlockPass &bp) {
+    switch (e) {
+    case 10: return best_launch_e<T, 10, MODE, GROUPS>(L, bp);
+    case 11: return best_launch_e<T, 11, MODE, GROUPS>(L, bp);
+    case 12: return best_launch_e<T, 12, MODE, GROUPS>(L, bp);
+    default: return best_launch_e<T, 13, MODE, GROUPS>(L, bp);
+    }
+}
+
+// One SORT pass over blocks of E, then for every merge k > E its STRIDED passes (up to E - C
+// steps each, E here the later passes' block) and one FINISH pass. The first pass reads the
+// caller's keys, the last writes the caller's output.
+template <typename T>
+tc_status best_run(Launches<T> &L) {
+    const tc_urejanje_plan &p = L.p;
+    if (small_arrays(p)) {
+        const int chunk = int(p.padded), block = chunk / 2 < 1 ? 1 : chunk / 2;
+        TC_SORT_LAUNCH(L, unsigned(p.batch), L.keys_in() + L.result_out(), true,
+                       bitonic_best_small<T><<<unsigned(p.batch), block, sizeof(T) * size_t(chunk), L.s>>>(L.io));
+        return TC_OK;
+    }
+    const int first = block_log(p), e = rest_log(p), G = strided_steps(p), lp = tc::ceil_log2(p.padded);
+    TC_TRY_STATUS((best_launch<SORT, 1>(L, first, BlockPass{0, 0, 0, true, first == lp})));
+    for (int m = first + 1; m <= lp; ++m) {
+        for (int h = m - 1; h >= e; h -= G) {
+            const int steps = h - e + 1 < G ? h - e + 1 : G;
+            const BlockPass bp{m, h - G + 1, steps, false, false};
+            switch ((steps + 3) / 4) {
+            case 1: TC_TRY_STATUS((best_launch<STRIDED, 1>(L, e, bp))); break;
+            case 2: TC_TRY_STATUS((best_launch<STRIDED, 2>(L, e, bp))); break;
+            default: TC_TRY_STATUS((best_launch<STRIDED, 3>(L, e, bp))); break;
+            }
+        }
+        // a merge up to the later passes' block (after a smaller SORT block) is one FINISH
+        // over blocks of exactly its length
+        TC_TRY_STATUS((best_launch<FINISH, 1>(L, m < e ? m : e, BlockPass{m, 0, 0, false, m == lp})));
+    }
+    return TC_OK;
+}
+
+// Every kernel best can launch for words of type T (the three-group STRIDED pass exists only
+// for 8-byte words in blocks of 8192, where a pass holds 9 steps).
+#define TC_BEST_E(T, TN, E)                                                                                \
+    tc::kernel("bitonic_block<" TN ",2^" #E ",sort>", bitonic_block<T, E, SORT, 1>),                      \
+        tc::kernel("bitonic_block<" TN ",2^" #E ",strided,1>", bitonic_block<T, E, STRIDED, 1>),          \
+        tc::kernel("bitonic_block<" TN ",2^" #E ",strided,2>", bitonic_block<T, E, STRIDED, 2>),          \
+        tc::kernel("bitonic_block<" TN ",2^" #E ",finish>", bitonic_block<T, E, FINISH, 1>)
+#define TC_BEST_KERNELS(T, TN)                                                                                  \
+    tc::kernel("bitonic_best_small<" TN ">", bitonic_best_small<T>), TC_BEST_E(T, TN, 10), TC_BEST_E(T, TN, 11), \
+        TC_BEST_E(T, TN, 12), TC_BEST_E(T, TN, 13)
+
+}  // namespace

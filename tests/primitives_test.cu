@@ -1,0 +1,195 @@
+// cuda/primitives.cuh through small test kernels: warp_reduce (every lane), block_reduce
+// (thread 0), warp_scan and block_scan (inclusive and exclusive, every thread), for Sum, Min and
+// Max on int32 (exact: small values, no overflow, every order gives the same answer) and float32
+// (against a float64 reference within the tree's bound), at every block size 32..1024; then the
+// operators' NaN and signed-zero rules.
+#include "../cuda/primitives.cuh"
+#include "util.h"
+#include <algorithm>
+
+using namespace tctest;
+
+namespace {
+
+enum Kind { WARP_REDUCE, BLOCK_REDUCE, WARP_SCAN, WARP_SCAN_EX, BLOCK_SCAN, BLOCK_SCAN_EX };
+
+// One block; out[t] is thread t's result, total[t] the total a scan hands every thread.
+template <typename T, typename Op, int KIND>
+__global__ void primitive_kernel(const T *in, T *out, T *total) {
+    __shared__ tc::BlockReduceStorage<T> reduce_storage;
+    __shared__ tc::BlockScanStorage<T> scan_storage;
+    const T v = in[threadIdx.x];
+    T all = Op::template identity<T>();
+    T r;
+    if constexpr (KIND == WARP_REDUCE) r = tc::warp_reduce<T, Op>(v);
+    else if constexpr (KIND == BLOCK_REDUCE) r = tc::block_reduce<T, Op>(v, reduce_storage);
+    else if constexpr (KIND == WARP_SCAN) r = tc::warp_scan<T, Op, false>(v, Op(), &all);
+    else if constexpr (KIND == WARP_SCAN_EX) r = tc::warp_scan<T, Op, true>(v, Op(), &all);
+    else if constexpr (KIND == BLOCK_SCAN) r = tc::block_scan<T, Op, false>(v, scan_storage, Op(), &all);
+    else r = tc::block_scan<T, Op, true>(v, scan_storage, Op(), &all);
+    out[threadIdx.x] = r;
+    total[threadIdx.x] = all;
+}
+
+template <typename T, typename Op, int KIND>
+void launch(const T *in, T *out, T *total, int threads) {
+    primitive_kernel<T, Op, KIND><<<1, threads>>>(in, out, total);
+}
+
+// The float64 reference of op over xs (in order).
+template <typename Op>
+double fold(const std::vector<double> &xs, size_t from, size_t to) {
+    double acc = Op::template identity<double>();
+    for (size_t i = from; i < to; ++i) acc = Op()(acc, xs[i]);
+    return acc;
+}
+
+template <typename T, typename Op>
+void check_all_kinds(const char *op_name) {
+    std::mt19937_64 rng(42);
+    for (int threads = 32; threads <= 1024; threads += 32) {
+        std::vector<T> in(threads);
+        for (auto &x : in) {
+            if constexpr (std::is_integral<T>::value) x = T(int(rng() % 2001) - 1000);
+            else x = T(std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
+        }
+        std::vector<double> xs(in.begin(), in.end());
+        DeviceBuffer<T> din(threads), dout(threads), dtotal(threads);
+        din.upload(in);
+        for (int kind = WARP_REDUCE; kind <= BLOCK_SCAN_EX; ++kind) {
+            dout.upload(std::vector<T>(threads, T(-77)));
+            switch (kind) {
+            case WARP_REDUCE: launch<T, Op, WARP_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            case BLOCK_REDUCE: launch<T, Op, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            case WARP_SCAN: launch<T, Op, WARP_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            case WARP_SCAN_EX: launch<T, Op, WARP_SCAN_EX>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            case BLOCK_SCAN: launch<T, Op, BLOCK_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            default: launch<T, Op, BLOCK_SCAN_EX>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            }
+            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+            const std::vector<T> out = dout.download(threads), total = dtotal.download(threads);
+            // float sums: |error| <= gamma(depth) * sum |x|, depth <= log2(1024) + 1 levels of the
+            // tree (or the scan's 5 + 5 steps and the prefix's addition)
+            double abs_sum = 0;
+            for (double x : xs) abs_sum += std::fabs(x);
+            const double tol = std::is_integral<T>::value || !std::is_same<Op, tc::Sum>::value
+                                   ? 0.0
+                                   : 12 * 0x1p-24 * abs_sum;
+            int bad = 0;
+            const auto expect_near = [&](double got, double want, int t, const char *what) {
+                if (std::fabs(got - want) > tol && bad++ < 3)
+                    ADD_FAILURE() << op_name << " " << what << " threads=" << threads << " thread " << t << ": got "
+                                  << got << ", want " << want << " (tolerance " << tol << ")";
+            };
+            for (int t = 0; t < threads; ++t) {
+                const size_t warp0 = size_t(t / 32) * 32, warp1 = warp0 + 32;
+                switch (kind) {
+                case WARP_REDUCE: expect_near(out[t], fold<Op>(xs, warp0, warp1), t, "warp_reduce"); break;
+                case BLOCK_REDUCE:
+                    if (t == 0) expect_near(out[t], fold<Op>(xs, 0, threads), t, "block_reduce");
+                    break;
+                case WARP_SCAN:
+                    expect_near(out[t], fold<Op>(xs, warp0, t + 1), t, "warp_scan inclusive");
+                    expect_near(total[t], fold<Op>(xs, warp0, warp1), t, "warp_scan total");
+                    break;
+                case WARP_SCAN_EX:
+                    expect_near(out[t], fold<Op>(xs, warp0, t), t, "warp_scan exclusive");
+                    break;
+                case BLOCK_SCAN:
+                    expect_near(out[t], fold<Op>(xs, 0, t + 1), t, "block_scan inclusive");
+                    expect_near(total[t], fold<Op>(xs, 0, threads), t, "block_scan total");
+                    break;
+                default:
+                    expect_near(out[t], fold<Op>(xs, 0, t), t, "block_scan exclusive");
+                    expect_near(total[t], fold<Op>(xs, 0, threads), t, "block_scan total");
+                    break;
+                }
+            }
+            EXPECT_EQ(bad, 0) << op_name << " kind " << kind << " threads " << threads;
+        }
+    }
+}
+
+uint32_t bits(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+
+}  // namespace
+
+TEST(Primitives, Int32Exact) {
+    REQUIRE_GPU();
+    check_all_kinds<int, tc::Sum>("sum<int>");
+    check_all_kinds<int, tc::Min>("min<int>");
+    check_all_kinds<int, tc::Max>("max<int>");
+}
+
+TEST(Primitives, Float32AgainstFloat64) {
+    REQUIRE_GPU();
+    check_all_kinds<float, tc::Sum>("sum<float>");
+    check_all_kinds<float, tc::Min>("min<float>");
+    check_all_kinds<float, tc::Max>("max<float>");
+}
+
+// The operators' rules, on the host (the same code runs on the device).
+TEST(Primitives, OperatorRules) {
+    const float nan = NAN, inf = INFINITY;
+    EXPECT_EQ(bits(tc::Sum::identity<float>()), 0x80000000u);  // -0.0: a sum of only -0.0 stays -0.0
+    EXPECT_EQ(bits(tc::Sum()(tc::Sum::identity<float>(), -0.0f)), 0x80000000u);
+    EXPECT_EQ(bits(tc::Sum()(tc::Sum::identity<float>(), 0.0f)), 0u);
+    EXPECT_EQ(tc::Min::identity<float>(), inf);
+    EXPECT_EQ(tc::Max::identity<float>(), -inf);
+    EXPECT_EQ(tc::Min::identity<int>(), 2147483647);
+    EXPECT_EQ(tc::Max::identity<int>(), -2147483647 - 1);
+    for (float x : {1.0f, -inf, inf, 0.0f}) {  // NaN propagates from either side
+        EXPECT_TRUE(std::isnan(tc::Min()(nan, x)));
+        EXPECT_TRUE(std::isnan(tc::Min()(x, nan)));
+        EXPECT_TRUE(std::isnan(tc::Max()(nan, x)));
+        EXPECT_TRUE(std::isnan(tc::Max()(x, nan)));
+    }
+    // -0.0 is the smaller zero in either order
+    EXPECT_EQ(bits(tc::Min()(0.0f, -0.0f)), 0x80000000u);
+    EXPECT_EQ(bits(tc::Min()(-0.0f, 0.0f)), 0x80000000u);
+    EXPECT_EQ(bits(tc::Max()(0.0f, -0.0f)), 0u);
+    EXPECT_EQ(bits(tc::Max()(-0.0f, 0.0f)), 0u);
+    EXPECT_EQ(tc::Min()(inf, inf), inf);  // min of all +Inf is +Inf (not FLT_MAX)
+}
+
+TEST(Primitives, NanAndSignedZerosThroughABlock) {
+    REQUIRE_GPU();
+    const int threads = 256;
+    DeviceBuffer<float> din(threads), dout(threads), dtotal(threads);
+    // all -0.0: the sum is -0.0; with one +0.0 the min is still -0.0 and the max +0.0
+    std::vector<float> in(threads, -0.0f);
+    din.upload(in);
+    launch<float, tc::Sum, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ(bits(dout.download(1)[0]), 0x80000000u);
+    in[77] = 0.0f;
+    din.upload(in);
+    launch<float, tc::Min, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ(bits(dout.download(1)[0]), 0x80000000u);
+    launch<float, tc::Max, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ(bits(dout.download(1)[0]), 0u);
+    // a NaN anywhere: min, max and sum are NaN; the inclusive scan is NaN from its position on
+    for (int at : {0, 100, threads - 1}) {
+        auto x = random_floats(threads, at);
+        x[at] = NAN;
+        din.upload(x);
+        launch<float, tc::Min, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+        EXPECT_TRUE(std::isnan(dout.download(1)[0])) << "min, NaN at " << at;
+        launch<float, tc::Max, BLOCK_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads);
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+        const auto scan = dout.download(threads);
+        for (int t = 0; t < threads; ++t) EXPECT_EQ(std::isnan(scan[t]), t >= at) << "max scan, NaN at " << at << ", t=" << t;
+    }
+    // all +Inf: min is +Inf
+    din.upload(std::vector<float>(threads, INFINITY));
+    launch<float, tc::Min, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ(dout.download(1)[0], INFINITY);
+}
