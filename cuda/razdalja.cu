@@ -304,7 +304,7 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
         size_t bytes = 0;
         TC_TRY(cub_sum(nullptr, bytes, nullptr, nullptr, nullptr, n, nullptr));
         p.scratch_bytes = bytes;
-        p.launches = 2;  // CUB's two-kernel reduce: per-tile partials, then a single tile
+        p.launches = 0;  // CUB's own: not counted
         break;
     }
     }

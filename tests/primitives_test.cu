@@ -36,11 +36,12 @@ void launch(const T *in, T *out, T *total, int threads) {
     primitive_kernel<T, Op, KIND><<<1, threads>>>(in, out, total);
 }
 
-// The float64 reference of op over xs (in order).
-template <typename Op>
+// The float64 reference of op over xs (in order); an empty range is T's identity.
+template <typename T, typename Op>
 double fold(const std::vector<double> &xs, size_t from, size_t to) {
-    double acc = Op::template identity<double>();
-    for (size_t i = from; i < to; ++i) acc = Op()(acc, xs[i]);
+    if (from >= to) return double(Op::template identity<T>());
+    double acc = xs[from];
+    for (size_t i = from + 1; i < to; ++i) acc = Op()(acc, xs[i]);
     return acc;
 }
 
@@ -84,24 +85,24 @@ void check_all_kinds(const char *op_name) {
             for (int t = 0; t < threads; ++t) {
                 const size_t warp0 = size_t(t / 32) * 32, warp1 = warp0 + 32;
                 switch (kind) {
-                case WARP_REDUCE: expect_near(out[t], fold<Op>(xs, warp0, warp1), t, "warp_reduce"); break;
+                case WARP_REDUCE: expect_near(out[t], fold<T, Op>(xs, warp0, warp1), t, "warp_reduce"); break;
                 case BLOCK_REDUCE:
-                    if (t == 0) expect_near(out[t], fold<Op>(xs, 0, threads), t, "block_reduce");
+                    if (t == 0) expect_near(out[t], fold<T, Op>(xs, 0, threads), t, "block_reduce");
                     break;
                 case WARP_SCAN:
-                    expect_near(out[t], fold<Op>(xs, warp0, t + 1), t, "warp_scan inclusive");
-                    expect_near(total[t], fold<Op>(xs, warp0, warp1), t, "warp_scan total");
+                    expect_near(out[t], fold<T, Op>(xs, warp0, t + 1), t, "warp_scan inclusive");
+                    expect_near(total[t], fold<T, Op>(xs, warp0, warp1), t, "warp_scan total");
                     break;
                 case WARP_SCAN_EX:
-                    expect_near(out[t], fold<Op>(xs, warp0, t), t, "warp_scan exclusive");
+                    expect_near(out[t], fold<T, Op>(xs, warp0, t), t, "warp_scan exclusive");
                     break;
                 case BLOCK_SCAN:
-                    expect_near(out[t], fold<Op>(xs, 0, t + 1), t, "block_scan inclusive");
-                    expect_near(total[t], fold<Op>(xs, 0, threads), t, "block_scan total");
+                    expect_near(out[t], fold<T, Op>(xs, 0, t + 1), t, "block_scan inclusive");
+                    expect_near(total[t], fold<T, Op>(xs, 0, threads), t, "block_scan total");
                     break;
                 default:
-                    expect_near(out[t], fold<Op>(xs, 0, t), t, "block_scan exclusive");
-                    expect_near(total[t], fold<Op>(xs, 0, threads), t, "block_scan total");
+                    expect_near(out[t], fold<T, Op>(xs, 0, t), t, "block_scan exclusive");
+                    expect_near(total[t], fold<T, Op>(xs, 0, threads), t, "block_scan total");
                     break;
                 }
             }

@@ -134,7 +134,7 @@ TEST(Razlika, LaunchesAsPlanned) {
     DeviceBuffer<float> a(n), b(n), c(n);
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {
         tc_razlika_plan p;
-        ASSERT_EQ(TC_OK, plan(v, n, 0, 0, &d, &p));
+        ASSERT_EQ(TC_OK, plan(v, n, 1024, 0, &d, &p));
         expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
             return tc_razlika_run(&p, a.ptr, b.ptr, c.ptr, s);
         }, tc_variant_at(kProgram, v)->name);

@@ -113,7 +113,7 @@ typedef struct {
     int64_t n;
     int threads;          /* per block */
     int blocks;           /* of the first (or only) kernel */
-    int launches;         /* kernel launches one run makes */
+    int launches;         /* kernel launches one run makes (0 for a library baseline: the library decides) */
     int64_t out_count;    /* output elements the run writes */
     int64_t items;        /* items one run processes (elements, keys: n x batch), for the rate column */
     size_t scratch_bytes; /* device scratch the run needs; zero-fill it once, runs leave it reusable */
