@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
-#   bash gpu-bundle/run.sh [tests|tables|all|urejanje]   (default all; urejanje: its tests and tables only)
+#   bash gpu-bundle/run.sh [tests|tables|all|PROGRAM]   (default all; a program's name: its tests and tables only)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
@@ -13,6 +13,7 @@ what=${1:-all}
 log=${OUT:-/tmp}/gpu-run.log
 : >"$log"
 export TECAJ_BIN=$here/bin
+export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so
 failed=()
 step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers a failure
   local name=$1; shift
@@ -21,13 +22,17 @@ step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers
 }
 nvidia-smi -L 2>&1 | tee -a "$log"
 
+programs=$(cd "$here/bin" && ls) # every command in the bundle; each names its own benchmark tables (-benchmarks)
+
 if [[ $what == all || $what == tests ]]; then
   step gtest "$here/tests/kernel_tests"
   for t in "$here"/tests/go-*.test; do step "$(basename "$t")" "$t" -test.v; done
-  # memcheck every kernel at small sizes; racecheck the shared-memory reductions
+  # memcheck every kernel at small sizes; racecheck the kernels that share memory (by test name:
+  # every variant of every program, the block sizes, the primitives)
   export TECAJ_MAX_N=70000
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$here/tests/kernel_tests"
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" --gtest_filter='Razdalja.*:Urejanje.EveryVariantAndSize:Urejanje.Batches'
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" \
+    --gtest_filter='*.EveryVariant*:*.Batches:*.BlockSizes:Primitives.*'
   unset TECAJ_MAX_N
   echo "--- tests"
   grep -hE '^\[  PASSED  \]|^\[  SKIPPED \] [0-9]+ tests?,|^\[  FAILED  \] [0-9]+ tests?,' "$log" | sort | uniq -c
@@ -35,24 +40,20 @@ if [[ $what == all || $what == tests ]]; then
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
 fi
 
-if [[ $what == urejanje ]]; then
-  step gtest "$here/tests/kernel_tests" --gtest_filter='Urejanje.*'
+if [[ $what != all && $what != tests && $what != tables ]]; then # one program: its tests and tables
+  programs=$what
+  step gtest "$here/tests/kernel_tests" --gtest_filter="${what^}.*"
   grep -hE '^\[  PASSED  \]|^\[  FAILED  \]' "$log"
   grep -m 30 -E 'Failure|FAILED|not the key|value out|differs' "$log"
 fi
 
-if [[ $what == all || $what == tables || $what == urejanje ]]; then
-  [[ $what == urejanje ]] || for prog in razdalja razlika; do
-    for n in 1000000 2^28; do
-      echo; "$here/bin/$prog" -variant all -n "$n" -reps 30 2>&1 | tee -a "$log" || failed+=("$prog -n $n")
-    done
+if [[ $what != tests ]]; then
+  for prog in $programs; do
+    while read -r args; do
+      echo; "$here/bin/$prog" -variant all $args 2>&1 | tee -a "$log" || failed+=("$prog $args")
+    done < <("$here/bin/$prog" -benchmarks)
+    "$here/bin/$prog" -info 2>&1 | tee -a "$log"
   done
-  for args in "-n 2^24 -pairs -type uint32 -reps 10" "-n 1024 -batch 1024 -pairs -type uint32" \
-              "-n 2^14 -type uint32" "-n 2^20 -pairs -type uint32"; do
-    echo; "$here/bin/urejanje" -variant all $args 2>&1 | tee -a "$log" || failed+=("urejanje $args")
-  done
-  [[ $what == urejanje ]] || "$here/bin/razdalja" -info 2>&1 | tee -a "$log"
-  "$here/bin/urejanje" -info 2>&1 | tee -a "$log"
 fi
 
 echo

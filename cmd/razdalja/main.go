@@ -1,5 +1,5 @@
 // Command razdalja computes the Euclidean distance sqrt(sum (a_i - b_i)^2) of two random float32
-// vectors with every reduction the lectures teach, verifies each against a float64 reference
+// vectors (random, or from .npy files) with every reduction the lectures teach, verifies each against a float64 reference
 // within a derived bound, and times it beside CUB and the device's copy bandwidth.
 package main
 
@@ -15,11 +15,16 @@ import (
 	"tecaj/internal/verify"
 )
 
-func main() {
-	os.Exit(cli.Main(cli.Command{
-		Name:      "razdalja",
-		Kernels:   gpu.Razdalja,
-		About:     "distance sqrt(sum (a_i-b_i)^2) of two random float32 vectors, by every reduction of the lectures, verified and timed",
+// options are razdalja's own flags.
+type options struct{ files cli.VectorFiles }
+
+func main() { os.Exit(cli.Main(command())) }
+
+func command() cli.Command {
+	opt := &options{}
+	return cli.Command{
+		Program:   gpu.Razdalja,
+		About:     "distance sqrt(sum (a_i-b_i)^2) of two float32 vectors (random, or -a/-b .npy files), by every reduction of the lectures, verified and timed",
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "g",
@@ -27,9 +32,13 @@ func main() {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: float32 squares, float64 sums, every core (goroutines); no GPU needed"},
 		},
-		DeviceBytes: func(n int64) int64 { return 12*n + 64<<20 }, // a, b, g's n squares, scratch
-		Open:        open,
-	}))
+		Benchmarks:  []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
+		DeviceBytes: func(n int64) float64 { return 12*float64(n) + 64<<20 }, // a, b, g's n squares, scratch
+		Flags:       opt.files.Flags,
+		Check:       func(o *cli.Options) error { return opt.files.Load("razdalja", o) },
+		Plan:        func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazdalja(r) },
+		Open:        func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+	}
 }
 
 type session struct {
@@ -40,8 +49,8 @@ type session struct {
 	distance float64 // the float64 reference
 }
 
-func open(o cli.Options, dev *gpu.Device) (cli.Session, error) {
-	in, err := cli.OpenInputs(o.N, o.Seed, dev)
+func open(opt *options, o cli.Options, dev *gpu.Device) (cli.Session, error) {
+	in, err := cli.OpenInputs(o.N, o.Seed, &opt.files, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +77,8 @@ func (s *session) Free() {
 }
 
 // RunDevice: poison the output, run once, copy back, let the host finish, verify; then time reps.
-func (s *session) RunDevice(pl *gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+	pl := plan.(*gpu.RazdaljaPlan)
 	var row report.Row
 	if err := s.out.Fill(0xFF); err != nil {
 		return row, err

@@ -1,25 +1,35 @@
-// Command razlika computes c = a - b on two random float32 vectors with each step of the
+// Command razlika computes c = a - b on two float32 vectors (random, or from .npy files) with each step of the
 // lecture (one block, bounds check, many blocks, grid-stride loop, unified memory) and a
 // vectorised variant, verifies every element exactly, and times each beside the device's copy
 // bandwidth.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"time"
 
 	"tecaj/internal/cli"
+	"tecaj/internal/data"
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
 )
 
-func main() {
-	os.Exit(cli.Main(cli.Command{
-		Name:      "razlika",
-		Kernels:   gpu.Razlika,
-		About:     "vector difference c = a - b of two random float32 vectors, each lecture step, verified exactly and timed",
+// options are razlika's own flags.
+type options struct {
+	files cli.VectorFiles
+	out   cli.Writer
+}
+
+func main() { os.Exit(cli.Main(command())) }
+
+func command() cli.Command {
+	opt := &options{}
+	return cli.Command{
+		Program:   gpu.Razlika,
+		About:     "vector difference c = a - b of two float32 vectors (random, or -a/-b .npy files), each lecture step, verified exactly and timed",
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "1",
@@ -27,25 +37,33 @@ func main() {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines); no GPU needed"},
 		},
+		Benchmarks: []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
 		// a, b, c on the device, and e4's three managed vectors beside them
-		DeviceBytes: func(n int64) int64 { return 24*n + 64<<20 },
-		Open:        open,
-	}))
+		DeviceBytes: func(n int64) float64 { return 24*float64(n) + 64<<20 },
+		Flags: func(fs *flag.FlagSet) {
+			opt.files.Flags(fs)
+			opt.out.Flags(fs, "c")
+		},
+		Check: func(o *cli.Options) error { return opt.files.Load("razlika", o) },
+		Plan:  func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazlika(r) },
+		Open:  func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+	}
 }
 
 type session struct {
-	o  cli.Options
-	in *cli.Inputs
-	dc *gpu.Buffer
-	c  *gpu.Host
+	opt *options
+	o   cli.Options
+	in  *cli.Inputs
+	dc  *gpu.Buffer
+	c   *gpu.Host
 }
 
-func open(o cli.Options, dev *gpu.Device) (cli.Session, error) {
-	in, err := cli.OpenInputs(o.N, o.Seed, dev)
+func open(opt *options, o cli.Options, dev *gpu.Device) (cli.Session, error) {
+	in, err := cli.OpenInputs(o.N, o.Seed, &opt.files, dev)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{o: o, in: in}
+	s := &session{opt: opt, o: o, in: in}
 	if s.c, err = gpu.AllocHost(o.N, dev != nil); err == nil && dev != nil {
 		s.dc, err = gpu.Alloc(4*o.N, false)
 	}
@@ -64,8 +82,9 @@ func (s *session) Free() {
 	s.c.Free()
 }
 
-// verified fills the row's check from c: exact agreement with the reference, every element written.
-func (s *session) verified(row report.Row, c []float32) report.Row {
+// verified fills the row's check from c: exact agreement with the reference, every element
+// written; the first c that passes goes to -o.
+func (s *session) verified(row report.Row, c []float32) (report.Row, error) {
 	check := verify.CheckDifference(s.in.A.Floats, s.in.B.Floats, c)
 	row.Error = report.Num(check.MaxAbs)
 	row.Tolerance = 0
@@ -76,10 +95,11 @@ func (s *session) verified(row report.Row, c []float32) report.Row {
 	case check.Mismatches > 0:
 		row.Note = fmt.Sprintf("%d elements differ (first at %d)", check.Mismatches, check.First)
 	}
-	return row
+	return row, s.opt.out.Write(row, func(path string) error { return data.WriteFloat32s(path, c) })
 }
 
-func (s *session) RunDevice(pl *gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+	pl := plan.(*gpu.RazlikaPlan)
 	if pl.Variant.Managed {
 		return s.runManaged(pl, timer)
 	}
@@ -95,14 +115,16 @@ func (s *session) RunDevice(pl *gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (repo
 	if err != nil {
 		return row, err
 	}
-	row = s.verified(row, s.c.Floats)
+	if row, err = s.verified(row, s.c.Floats); err != nil {
+		return row, err
+	}
 	row.D2HMs = report.Num(d2h)
 	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
 }
 
 // runManaged is e4's lesson: the host writes the inputs straight into unified memory, the first
 // launch pulls the pages to the device, the host's read of c pulls them back; no explicit copies.
-func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error) {
+func (s *session) runManaged(pl *gpu.RazlikaPlan, timer *gpu.Timer) (report.Row, error) {
 	var row report.Row
 	var bufs [3]*gpu.Buffer
 	for i := range bufs {
@@ -127,7 +149,9 @@ func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error)
 	start := time.Now()
 	copy(s.c.Floats, c.Floats()) // the host's first touch migrates c back
 	row.D2HMs = report.Num(float64(time.Since(start).Nanoseconds()) / 1e6)
-	row = s.verified(row, s.c.Floats)
+	if row, err = s.verified(row, s.c.Floats); err != nil {
+		return row, err
+	}
 	if err := cli.TimeKernel(&row, timer, s.o.Reps, run); err != nil {
 		return row, err
 	}
@@ -139,8 +163,8 @@ func (s *session) runManaged(pl *gpu.Plan, timer *gpu.Timer) (report.Row, error)
 
 func (s *session) RunHost(string) (report.Row, error) {
 	ms := cli.TimeHost(s.o.Reps, func() { verify.DifferenceCPU(s.in.A.Floats, s.in.B.Floats, s.c.Floats) })
-	row := s.verified(report.Row{}, s.c.Floats)
+	row, err := s.verified(report.Row{}, s.c.Floats)
 	cli.HostTimes(&row, ms)
 	row.Bytes = report.Num(12 * float64(s.o.N))
-	return row, nil
+	return row, err
 }

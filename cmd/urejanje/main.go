@@ -1,6 +1,6 @@
-// Command urejanje sorts random 32-bit keys (float32, int32 or uint32; keys or key-value pairs;
-// one array or a batch) with every bitonic-sort variant of the lecture, one beyond it and CUB's
-// radix sort, verifies each against the host's stable sort and times it.
+// Command urejanje sorts 32-bit keys (float32, int32 or uint32; random or from a .npy file; keys
+// or key-value pairs; one array or a batch) with every bitonic-sort variant of the lecture, one
+// beyond it and CUB's radix sort, verifies each against the host's stable sort and times it.
 package main
 
 import (
@@ -12,26 +12,34 @@ import (
 	"time"
 
 	"tecaj/internal/cli"
+	"tecaj/internal/data"
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
 )
 
-var (
-	keyType    = "float32"
-	descending bool
-	pairs      bool
-	batch      int64 = 1
-	dist             = "uniform"
-)
-
 var keyTypes = map[string]gpu.KeyType{"float32": gpu.Float32, "int32": gpu.Int32, "uint32": gpu.Uint32}
+var dtypes = map[string]string{data.Float32: "float32", data.Float64: "float32", data.Int32: "int32", data.Uint32: "uint32"}
 
-func main() {
-	os.Exit(cli.Main(cli.Command{
-		Name:      "urejanje",
-		Kernels:   gpu.Urejanje,
-		About:     "bitonic sort of random 32-bit keys (or key-value pairs, or batches of arrays), every lecture variant, verified and timed",
+// options are urejanje's own flags.
+type options struct {
+	keyType           string
+	descending, pairs bool
+	batch             int64
+	dist              string
+	keysFile          string
+	valuesFile        string
+	keys, values      []uint32 // from the files
+	out               cli.Writer
+}
+
+func main() { os.Exit(cli.Main(command())) }
+
+func command() cli.Command {
+	opt := &options{keyType: "float32", batch: 1, dist: "uniform"}
+	return cli.Command{
+		Program:   gpu.Urejanje,
+		About:     "bitonic sort of 32-bit keys (random or -keys FILE.npy; or key-value pairs, or batches of arrays), every lecture variant, verified and timed",
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "o",
@@ -39,48 +47,119 @@ func main() {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
 		},
-		PowerOfTwoThreads: true,
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&keyType, "type", keyType, "key type: float32, int32 or uint32")
-			fs.BoolVar(&descending, "desc", false, "sort descending")
-			fs.BoolVar(&pairs, "pairs", false, "sort key-value pairs (values = original indices: also an argsort)")
-			fs.Int64Var(&batch, "batch", 1, "independent arrays of n keys sorted in one call")
-			fs.StringVar(&dist, "dist", dist, "input: "+strings.Join(verify.Distributions, ", "))
+		Benchmarks: []string{"-n 2^24 -pairs -type uint32 -reps 10", "-n 1024 -batch 1024 -pairs -type uint32",
+			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32"},
+		// keys in and out, values in and out, the padded network (up to 2x, 8-byte words) or CUB's temp
+		DeviceBytes: func(n int64) float64 { return float64(n)*float64(opt.batch)*(4+4+4+4+16+8) + 64<<20 },
+		Flags:       opt.flags,
+		Check:       opt.check,
+		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
+			return dev.PlanUrejanje(gpu.SortRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs})
 		},
-		Check: func() error {
-			if _, ok := keyTypes[keyType]; !ok {
-				return fmt.Errorf("-type %q is unknown; choose float32, int32 or uint32", keyType)
-			}
-			if batch < 1 || batch > 1<<20 {
-				return fmt.Errorf("-batch must be from 1 to 1048576 (got %d)", batch)
-			}
-			for _, d := range verify.Distributions {
-				if d == dist {
-					return nil
-				}
-			}
-			return fmt.Errorf("-dist %q is unknown; choose one of %s", dist, strings.Join(verify.Distributions, ", "))
-		},
-		Plan: func(dev *gpu.Device, v gpu.Variant, o cli.Options) (*gpu.Plan, error) {
-			return dev.PlanSort(v, o.N, batch, pairs, o.Threads)
-		},
-		Items: func(o cli.Options) int64 { return o.N * batch },
-		// keys in and out, values, the padded network (up to 2x, 8-byte words) or CUB's temp
-		DeviceBytes: func(n int64) int64 { return n*batch*(4+4+4+16+8) + 64<<20 },
-		Open:        open,
-	}))
+		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+	}
+}
+
+func (opt *options) flags(fs *flag.FlagSet) {
+	fs.StringVar(&opt.keyType, "type", opt.keyType, "key type: float32, int32 or uint32 (with -keys: the file's, unless given)")
+	fs.BoolVar(&opt.descending, "desc", false, "sort descending")
+	fs.BoolVar(&opt.pairs, "pairs", false, "sort key-value pairs (values = original indices, an argsort, unless -values)")
+	fs.Int64Var(&opt.batch, "batch", 1, "independent arrays of n keys sorted in one call")
+	fs.StringVar(&opt.dist, "dist", opt.dist, "random input: "+strings.Join(verify.Distributions, ", "))
+	fs.StringVar(&opt.keysFile, "keys", "", "keys from a 1-D .npy file (float32, float64 rounded to float32, int32, uint32); sets -n (n x -batch keys)")
+	fs.StringVar(&opt.valuesFile, "values", "", "values from a 1-D .npy file (uint32 or int32, as bits) of the keys' length; implies -pairs")
+	opt.out.Flags(fs, "the sorted keys (and, with -pairs, FILE's name with .values.npy: the values)")
+}
+
+func (opt *options) check(o *cli.Options) error {
+	if opt.batch < 1 || opt.batch > 1<<20 {
+		return fmt.Errorf("-batch must be from 1 to 1048576 (got %d)", opt.batch)
+	}
+	if opt.keysFile != "" {
+		if err := opt.load(o); err != nil {
+			return err
+		}
+	} else if opt.valuesFile != "" {
+		return fmt.Errorf("-values needs -keys")
+	}
+	if _, ok := keyTypes[opt.keyType]; !ok {
+		return fmt.Errorf("-type %q is unknown; choose float32, int32 or uint32", opt.keyType)
+	}
+	for _, d := range verify.Distributions {
+		if d == opt.dist {
+			return nil
+		}
+	}
+	return fmt.Errorf("-dist %q is unknown; choose one of %s", opt.dist, strings.Join(verify.Distributions, ", "))
+}
+
+// load reads -keys (and -values) and sets n from their length.
+func (opt *options) load(o *cli.Options) error {
+	a, err := data.Read(opt.keysFile)
+	if err != nil {
+		return err
+	}
+	count, err := a.Vector()
+	if err != nil {
+		return err
+	}
+	t, ok := dtypes[a.Dtype]
+	if !ok {
+		return fmt.Errorf("%s: dtype %s, where float32, float64, int32 or uint32 keys are needed", opt.keysFile, a.Dtype)
+	}
+	if o.Set["type"] && t != opt.keyType {
+		return fmt.Errorf("-type %s does not match %s, which holds %s keys", opt.keyType, opt.keysFile, t)
+	}
+	opt.keyType = t
+	if a.Dtype == data.Float64 {
+		f, changed, _ := a.Float32s()
+		opt.keys = make([]uint32, len(f))
+		for i, x := range f {
+			opt.keys[i] = math.Float32bits(x)
+		}
+		fmt.Fprintf(os.Stderr, "urejanje: note: %s is float64, rounded to float32 (%d of %d values changed)\n", opt.keysFile, changed, len(f))
+	} else if opt.keys, err = a.Words(); err != nil {
+		return err
+	}
+	if int64(count)%opt.batch != 0 {
+		return fmt.Errorf("%s holds %d keys, not a multiple of -batch %d", opt.keysFile, count, opt.batch)
+	}
+	if n := int64(count) / opt.batch; o.Set["n"] && o.N != n {
+		return fmt.Errorf("-n %d does not match %s: %d keys in %d arrays (leave -n out with -keys)", o.N, opt.keysFile, count, opt.batch)
+	} else {
+		o.N = n
+	}
+	if opt.valuesFile == "" {
+		return nil
+	}
+	v, err := data.Read(opt.valuesFile)
+	if err != nil {
+		return err
+	}
+	if c, err := v.Vector(); err != nil {
+		return err
+	} else if c != count {
+		return fmt.Errorf("%s holds %d values for the %d keys of %s", opt.valuesFile, c, count, opt.keysFile)
+	}
+	if v.Dtype != data.Uint32 && v.Dtype != data.Int32 {
+		return fmt.Errorf("%s: dtype %s, where uint32 or int32 values are needed", opt.valuesFile, v.Dtype)
+	}
+	opt.values, _ = v.Words()
+	opt.pairs = true
+	return nil
 }
 
 type session struct {
-	o                  cli.Options
-	items              int64
-	in, out, values    *gpu.Host
-	dIn, dOut, dValues *gpu.Buffer
-	h2d                float64
+	opt                         *options
+	o                           cli.Options
+	items                       int64
+	in, out, values             *gpu.Host
+	dIn, dOut, dValues, dValsIn *gpu.Buffer
+	h2d                         float64
 }
 
-func open(o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
-	s := &session{o: o, items: o.N * batch, h2d: math.NaN()}
+func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
+	s := &session{opt: opt, o: o, items: o.N * opt.batch, h2d: math.NaN()}
 	defer func() {
 		if err != nil {
 			s.Free()
@@ -92,7 +171,11 @@ func open(o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
 			return nil, err
 		}
 	}
-	verify.SortKeys(s.in.Words(), verify.KeyType(keyTypes[keyType]), dist, o.Seed)
+	if opt.keys != nil {
+		copy(s.in.Words(), opt.keys)
+	} else {
+		verify.SortKeys(s.in.Words(), verify.KeyType(keyTypes[opt.keyType]), opt.dist, o.Seed)
+	}
 	if dev == nil {
 		return s, nil
 	}
@@ -105,6 +188,14 @@ func open(o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
 	if err = s.dIn.UploadWords(s.in.Words()); err != nil {
 		return nil, err
 	}
+	if opt.values != nil {
+		if s.dValsIn, err = gpu.Alloc(4*s.items, false); err != nil {
+			return nil, err
+		}
+		if err = s.dValsIn.UploadWords(opt.values); err != nil {
+			return nil, err
+		}
+	}
 	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
 	return s, nil
 }
@@ -115,58 +206,90 @@ func (s *session) Free() {
 	for _, h := range []*gpu.Host{s.in, s.out, s.values} {
 		h.Free()
 	}
-	for _, b := range []*gpu.Buffer{s.dIn, s.dOut, s.dValues} {
+	for _, b := range []*gpu.Buffer{s.dIn, s.dOut, s.dValues, s.dValsIn} {
 		b.Free()
 	}
 }
 
-func (s *session) check(row report.Row, values []uint32) report.Row {
-	c := verify.CheckSort(s.in.Words(), s.out.Words(), values, s.o.N, batch, verify.KeyType(keyTypes[keyType]), descending)
+// check verifies the sorted keys (and values) on the host and writes the first that pass to -o.
+func (s *session) check(row report.Row) (report.Row, error) {
+	opt, t := s.opt, verify.KeyType(keyTypes[s.opt.keyType])
+	var values []uint32
+	if opt.pairs {
+		values = s.values.Words()
+	}
+	var c verify.SortCheck
+	if opt.values != nil {
+		c = verify.CheckPairs(s.in.Words(), opt.values, s.out.Words(), values, s.o.N, opt.batch, t, opt.descending)
+	} else {
+		c = verify.CheckSort(s.in.Words(), s.out.Words(), values, s.o.N, opt.batch, t, opt.descending)
+	}
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Bad), 0, c.Bad == 0, c.First
-	return row
-}
-
-func (s *session) RunDevice(pl *gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
-	var row report.Row
-	var dValues *gpu.Buffer
-	if pairs {
-		dValues = s.dValues
-	}
-	if err := s.dOut.Fill(0xFF); err != nil {
-		return row, err
-	}
-	if err := s.dValues.Fill(0xFF); err != nil {
-		return row, err
-	}
-	run := func() error {
-		return gpu.RunUrejanje(pl, keyTypes[keyType], descending, s.dIn, s.dOut, dValues, scratch)
-	}
-	if err := cli.LaunchOnce("urejanje "+pl.Variant.Name, run); err != nil {
-		return row, err
-	}
-	d2h, err := timer.Milliseconds(func() error {
-		if err := s.dOut.DownloadWords(s.out.Words()); err != nil || !pairs {
+	row.Items = s.items
+	return row, opt.out.Write(row, func(path string) error {
+		dtype := map[string]string{"float32": data.Float32, "int32": data.Int32, "uint32": data.Uint32}[opt.keyType]
+		if err := data.WriteWords(path, dtype, s.out.Words()); err != nil || !opt.pairs {
 			return err
 		}
-		return s.dValues.DownloadWords(s.values.Words())
+		return data.WriteWords(strings.TrimSuffix(path, ".npy")+".values.npy", data.Uint32, values)
 	})
+}
+
+func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+	pl := plan.(*gpu.UrejanjePlan)
+	var row report.Row
+	var dValues *gpu.Buffer
+	if s.opt.pairs {
+		dValues = s.dValues
+	}
+	run := func() error {
+		return gpu.RunUrejanje(pl, keyTypes[s.opt.keyType], s.opt.descending, s.dIn, s.dValsIn, s.dOut, dValues, scratch)
+	}
+	// Every bit pattern is a legal key and value, so one poison cannot show an unwritten slot:
+	// the verified run goes twice, under two poisons, and a slot that differs was not written.
+	var first []uint32
+	unwritten := 0
+	for _, poison := range []byte{0xFF, 0x5A} {
+		if err := cli.FirstError(s.dOut.Fill(poison), s.dValues.Fill(poison)); err != nil {
+			return row, err
+		}
+		if err := cli.LaunchOnce("urejanje "+pl.Variant.Name, run); err != nil {
+			return row, err
+		}
+		d2h, err := timer.Milliseconds(func() error {
+			if err := s.dOut.DownloadWords(s.out.Words()); err != nil || !s.opt.pairs {
+				return err
+			}
+			return s.dValues.DownloadWords(s.values.Words())
+		})
+		if err != nil {
+			return row, err
+		}
+		row.D2HMs = report.Num(d2h)
+		got := append(append([]uint32(nil), s.out.Words()...), s.values.Words()...)
+		if first == nil {
+			first = got
+			continue
+		}
+		for i := range got {
+			if got[i] != first[i] && (i < len(got)/2 || s.opt.pairs) {
+				unwritten++
+			}
+		}
+	}
+	row, err := s.check(row)
+	if unwritten > 0 {
+		row.Pass, row.Error, row.Note = false, report.Num(unwritten), fmt.Sprintf("%d slots unwritten (they follow the poison)", unwritten)
+	}
 	if err != nil {
 		return row, err
 	}
-	var values []uint32
-	if pairs {
-		values = s.values.Words()
-	}
-	row = s.check(row, values)
-	row.D2HMs = report.Num(d2h)
-	err = cli.TimeKernel(&row, timer, s.o.Reps, run)
-	row.Note = strings.TrimSpace(fmt.Sprintf("%d launches %s", pl.Launches, row.Note))
-	return row, err
+	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
 }
 
 func (s *session) RunHost(string) (report.Row, error) {
 	var values []uint32
-	if pairs {
+	if s.opt.pairs {
 		values = s.values.Words()
 	}
 	reps := s.o.Reps
@@ -174,9 +297,10 @@ func (s *session) RunHost(string) (report.Row, error) {
 		reps = 3
 	}
 	ms := cli.TimeHost(reps, func() {
-		verify.SortCPU(s.in.Words(), s.out.Words(), values, s.o.N, batch, verify.KeyType(keyTypes[keyType]), descending)
+		verify.SortCPU(s.in.Words(), s.opt.values, s.out.Words(), values, s.o.N, s.opt.batch,
+			verify.KeyType(keyTypes[s.opt.keyType]), s.opt.descending)
 	})
-	row := s.check(report.Row{}, values)
+	row, err := s.check(report.Row{})
 	cli.HostTimes(&row, ms)
-	return row, nil
+	return row, err
 }

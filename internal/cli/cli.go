@@ -24,17 +24,19 @@ const (
 	ExitNoGPU  = 3 // no usable CUDA device or driver
 )
 
-// Options are the flags every command takes.
+// Options are the flags every command takes; a command keeps its own in a struct of its own.
 type Options struct {
-	N       int64
-	Variant string
-	Threads int
-	Blocks  int
-	Seed    int64
-	Reps    int
-	List    bool
-	Info    bool
-	JSON    bool
+	N          int64
+	Set        map[string]bool // the flags given on the command line (a data file's shape decides the rest)
+	Variant    string
+	Threads    int
+	Blocks     int
+	Seed       int64
+	Reps       int
+	List       bool
+	Info       bool
+	JSON       bool
+	Benchmarks bool
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -42,10 +44,10 @@ type HostVariant struct{ Name, Summary string }
 
 // Session holds a command's inputs and reference, and runs one variant at a time.
 type Session interface {
-	// RunDevice runs, verifies and times a planned device variant, with the plan's scratch
-	// (zero-filled). Error is for failures of the run itself (CUDA errors); a wrong result is a
-	// Row with Pass false.
-	RunDevice(plan *gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error)
+	// RunDevice runs, verifies and times a planned device variant (the plan the command's Plan
+	// made), with the plan's scratch (zero-filled). Error is for failures of the run itself (CUDA
+	// errors); a wrong result is a Row with Pass false.
+	RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error)
 	// RunHost runs, verifies and times a host variant.
 	RunHost(name string) (report.Row, error)
 	// H2DMs is the time the inputs took to reach the device (NaN without a device).
@@ -53,27 +55,31 @@ type Session interface {
 	Free()
 }
 
-// Command describes one program to Main.
+// Command describes one program to Main. Every field is set by every command.
 type Command struct {
-	Name         string
-	Kernels      gpu.Program
+	Program      *gpu.Program
 	About        string // what the program computes, for -h
 	DefaultN     int64
 	Default      string // default variant
 	Baseline     string // the variant speed-ups are against
 	ErrorKind    string // the error column's heading
 	HostVariants []HostVariant
-	// DeviceBytes is the device memory a run of n elements needs (for the "too large" check).
-	DeviceBytes func(n int64) int64
+	Benchmarks   []string // the argument lines of the benchmark tables (-benchmarks prints them)
+	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
+	// float64 so that no n can wrap it.
+	DeviceBytes func(n int64) float64
+	// Flags adds the program's own flags; Check checks them after parsing, and may read data
+	// files and set o.N from them.
+	Flags func(fs *flag.FlagSet)
+	Check func(o *Options) error
+	// Plan plans one variant with the program's own request.
+	Plan func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error)
 	// Open prepares inputs and references; dev is nil when only host variants run.
 	Open func(o Options, dev *gpu.Device) (Session, error)
-	// Optional: a program's own flags, their check, and its own planning (default PlanLaunch).
-	Flags             func(fs *flag.FlagSet)
-	Check             func() error
-	Plan              func(dev *gpu.Device, v gpu.Variant, o Options) (*gpu.Plan, error)
-	PowerOfTwoThreads bool                  // -threads must be a power of two
-	Items             func(o Options) int64 // elements a run processes, for a Mitems/s column (nil: none)
 }
+
+// The command's name is its program's.
+func (c Command) name() string { return c.Program.Name }
 
 // ceilingBytes is the size of the device-to-device copy that gives the bandwidth ceiling:
 // far past the 50 MB L2.
@@ -97,13 +103,19 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		if _, ok := err.(usageError); ok {
-			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 		}
 		return ExitUsage
 	}
-	device := gpu.Variants(c.Kernels)
+	device := c.Program.Variants()
 	if o.List {
 		c.list(stdout, device)
+		return ExitOK
+	}
+	if o.Benchmarks {
+		for _, b := range c.Benchmarks {
+			fmt.Fprintln(stdout, b)
+		}
 		return ExitOK
 	}
 	var chosen []gpu.Variant
@@ -118,18 +130,28 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			hosts = append(hosts, h)
 		}
 	}
+	for _, v := range chosen {
+		switch {
+		case v.Pow2Threads && o.Threads&(o.Threads-1) != 0:
+			fmt.Fprintf(stderr, "%s: -threads must be a power of two from 32 to 1024 for -variant %s (got %d)\n", c.name(), v.Name, o.Threads)
+			return ExitUsage
+		case v.OwnGrid && o.Blocks != 0 && o.Variant != "all":
+			fmt.Fprintf(stderr, "%s: -blocks %d: -variant %s sizes its own grid; leave -blocks at 0\n", c.name(), o.Blocks, v.Name)
+			return ExitUsage
+		}
+	}
 	var dev *gpu.Device
 	if len(chosen) > 0 || o.Info {
 		dev, err = gpu.Open()
 		if err != nil {
 			if gpu.NoGPU(err) {
-				fmt.Fprintf(stderr, "%s: no usable GPU or driver (%v).\n", c.Name, err)
+				fmt.Fprintf(stderr, "%s: no usable GPU or driver (%v).\n", c.name(), err)
 				if len(c.HostVariants) > 0 {
-					fmt.Fprintf(stderr, "The host version runs without one: %s -variant %s\n", c.Name, c.HostVariants[0].Name)
+					fmt.Fprintf(stderr, "The host version runs without one: %s -variant %s\n", c.name(), c.HostVariants[0].Name)
 				}
 				return ExitNoGPU
 			}
-			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			return ExitFailed
 		}
 	}
@@ -137,36 +159,34 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		return c.info(stdout, stderr, device)
 	}
 	if dev != nil {
-		if need := c.DeviceBytes(o.N) + ceilingBytes*2; uint64(need) > dev.FreeBytes {
-			most := o.N * int64(dev.FreeBytes-ceilingBytes*2) / c.DeviceBytes(o.N)
-			fmt.Fprintf(stderr, "%s: -n %d needs %.1f GB of device memory; %s has %.1f GB free: use -n %d or less\n",
-				c.Name, o.N, float64(need)/1e9, dev.Name, float64(dev.FreeBytes)/1e9, most)
+		if msg := memoryAdvice(o.N, c.DeviceBytes, float64(dev.FreeBytes)); msg != "" {
+			fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
 			return ExitUsage
 		}
 	}
-	plans := make([]*gpu.Plan, len(chosen))
+	plans := make([]gpu.Plan, len(chosen))
 	refused := make([]string, len(chosen))
 	for i, v := range chosen {
-		if c.Plan != nil {
-			plans[i], err = c.Plan(dev, v, o)
-		} else {
-			plans[i], err = dev.PlanLaunch(c.Kernels, v, o.N, o.Threads, o.Blocks)
+		if v.OwnGrid && o.Blocks != 0 {
+			refused[i] = "it sizes its own grid (-blocks 0)"
+			continue
 		}
+		plans[i], err = c.Plan(dev, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks})
 		switch {
 		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
 			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
-				c.Name, v.Name, o.N, o.Threads, o.Blocks, v.Domain)
+				c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
 			return ExitUsage
 		case errors.Is(err, gpu.ErrOutsideDomain):
 			refused[i] = v.Domain
 		case err != nil:
-			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			return ExitFailed
 		}
 	}
 	r, err := c.measure(o, dev, chosen, plans, refused, hosts)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+		fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 		return ExitFailed
 	}
 	if o.JSON {
@@ -175,29 +195,26 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		err = r.WriteTable(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.Name, err)
+		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err)
 		return ExitFailed
 	}
 	if r.Failed() {
-		fmt.Fprintf(stderr, "%s: verification FAILED\n", c.Name)
+		fmt.Fprintf(stderr, "%s: verification FAILED\n", c.name())
 		return ExitFailed
 	}
 	return ExitOK
 }
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.
-func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans []*gpu.Plan, refused []string,
+func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans []gpu.Plan, refused []string,
 	hosts []HostVariant) (*report.Report, error) {
 	s, err := c.Open(o, dev)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Free()
-	r := &report.Report{Program: c.Name, Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps,
+	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
 		ErrorKind: c.ErrorKind, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
-	if c.Items != nil {
-		r.Items = c.Items(o)
-	}
 	if dev != nil {
 		r.Device = dev.Name
 		timer, err := gpu.NewTimer()
@@ -215,7 +232,8 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 				r.Rows = append(r.Rows, report.Row{Variant: v.Name, Refused: refused[i]})
 				continue
 			}
-			scratch, err := plans[i].AllocScratch()
+			h := plans[i].Header()
+			scratch, err := h.AllocScratch()
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 			}
@@ -224,7 +242,10 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 			}
-			row.Variant, row.Threads, row.Blocks, row.Bytes = v.Name, plans[i].Threads, plans[i].Blocks, report.Num(plans[i].BytesMoved)
+			row.Variant, row.Threads, row.Blocks, row.Bytes, row.Items = v.Name, h.Threads, h.Blocks, report.Num(h.BytesMoved), h.Items
+			if h.Launches > 1 {
+				row.Note = strings.TrimSpace(fmt.Sprintf("%d launches  %s", h.Launches, row.Note))
+			}
 			r.Rows = append(r.Rows, row)
 		}
 	}
@@ -234,6 +255,9 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 			return nil, fmt.Errorf("variant %s: %w", h.Name, err)
 		}
 		row.Variant = h.Name
+		if row.Items == 0 {
+			row.Items = o.N
+		}
 		r.Rows = append(r.Rows, row)
 	}
 	r.Derive()
@@ -242,7 +266,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 
 func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	o := Options{N: c.DefaultN}
-	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(c.name(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var((*Count)(&o.N), "n", "elements (accepts 1000000, 1e6, 2^20, 1<<20)")
 	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), or all for a table of every variant")
@@ -253,15 +277,16 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.List, "list", false, "list the variants with their domains and bytes moved, and exit")
 	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.Benchmarks, "benchmarks", false, "print the argument lines of this program's benchmark tables and exit")
 	if c.Flags != nil {
 		c.Flags(fs)
 	}
-	fs.Usage = func() { fmt.Fprintf(stderr, "run %s -h for the flags and variants\n", c.Name) }
+	fs.Usage = func() { fmt.Fprintf(stderr, "run %s -h for the flags and variants\n", c.name()) }
 	help := func() {
-		fmt.Fprintf(stderr, "%s: %s\n\nUsage: %s [flags]\n\n", c.Name, c.About, c.Name)
+		fmt.Fprintf(stderr, "%s: %s\n\nUsage: %s [flags]\n\n", c.name(), c.About, c.name())
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nVariants (-list for domains):\n")
-		for _, v := range gpu.Variants(c.Kernels) {
+		for _, v := range c.Program.Variants() {
 			fmt.Fprintf(stderr, "  %-6s %s\n", v.Name, v.Summary)
 		}
 		for _, h := range c.HostVariants {
@@ -278,10 +303,12 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("unexpected argument %q (flags only; see -h)", fs.Arg(0))
 	}
-	return o, c.validate(o)
+	o.Set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.Set[f.Name] = true })
+	return o, c.validate(&o)
 }
 
-func (c Command) validate(o Options) error {
+func (c Command) validate(o *Options) error {
 	switch {
 	case o.N < 1:
 		return usagef("-n must be at least 1 (got %d)", o.N)
@@ -291,16 +318,12 @@ func (c Command) validate(o Options) error {
 		return usagef("-blocks must be from 0 (computed) to 2147483647 (got %d)", o.Blocks)
 	case o.Reps < 1 || o.Reps > 100000:
 		return usagef("-reps must be from 1 to 100000 (got %d)", o.Reps)
-	case c.PowerOfTwoThreads && o.Threads&(o.Threads-1) != 0:
-		return usagef("-threads must be a power of two from 32 to 1024 (got %d)", o.Threads)
 	}
-	if c.Check != nil {
-		if err := c.Check(); err != nil {
-			return usageError{err.Error()}
-		}
+	if err := c.Check(o); err != nil {
+		return usageError{err.Error()}
 	}
 	names := []string{}
-	for _, v := range gpu.Variants(c.Kernels) {
+	for _, v := range c.Program.Variants() {
 		names = append(names, v.Name)
 	}
 	for _, h := range c.HostVariants {
@@ -315,7 +338,7 @@ func (c Command) validate(o Options) error {
 }
 
 func (c Command) list(w io.Writer, device []gpu.Variant) {
-	fmt.Fprintf(w, "%s: %s\n\n", c.Name, c.About)
+	fmt.Fprintf(w, "%s: %s\n\n", c.name(), c.About)
 	for _, v := range device {
 		extra := ""
 		if v.Managed {
@@ -329,20 +352,45 @@ func (c Command) list(w io.Writer, device []gpu.Variant) {
 }
 
 func (c Command) info(stdout, stderr io.Writer, device []gpu.Variant) int {
-	fmt.Fprintf(stdout, "%-8s %-16s %9s %13s %11s %11s %11s\n", "variant", "kernel", "registers", "static shared", "local bytes", "const bytes", "max threads")
+	fmt.Fprintf(stdout, "%-8s %-36s %9s %13s %11s %11s %11s\n", "variant", "kernel", "registers", "static shared", "local bytes", "const bytes", "max threads")
 	for _, v := range device {
-		ks, err := gpu.Kernels(c.Kernels, v)
+		ks, err := c.Program.KernelInfos(v)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			return ExitFailed
 		}
 		if len(ks) == 0 {
 			fmt.Fprintf(stdout, "%-8s %s\n", v.Name, "(library baseline: its kernels are CUB's)")
 		}
 		for _, k := range ks {
-			fmt.Fprintf(stdout, "%-8s %-16s %9d %13d %11d %11d %11d\n", v.Name, k.Kernel, k.Registers, k.StaticSharedBytes,
+			fmt.Fprintf(stdout, "%-8s %-36s %9d %13d %11d %11d %11d\n", v.Name, k.Kernel, k.Registers, k.StaticSharedBytes,
 				k.LocalBytes, k.ConstBytes, k.MaxThreadsPerBlock)
 		}
 	}
 	return ExitOK
+}
+
+// memoryAdvice is "" when a run of n items fits in free bytes of device memory beside the copy
+// ceiling's two buffers; otherwise it says how much n needs and the largest n that fits. Sizes are
+// float64 so that no n wraps them; the largest n is found by bisection on the same function.
+func memoryAdvice(n int64, bytes func(int64) float64, free float64) string {
+	reserve := float64(2 * ceilingBytes)
+	fits := func(m int64) bool { return bytes(m)+reserve <= free }
+	if fits(n) {
+		return ""
+	}
+	need := fmt.Sprintf("-n %d needs %.1f GB of device memory", n, (bytes(n)+reserve)/1e9)
+	if !fits(1) {
+		return need + "; not even -n 1 fits"
+	}
+	lo, hi := int64(1), n // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return fmt.Sprintf("%s: use -n %d or less", need, lo)
 }

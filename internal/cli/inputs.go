@@ -1,24 +1,89 @@
 package cli
 
 import (
+	"flag"
+	"fmt"
 	"math"
+	"os"
 	"time"
 
+	"tecaj/internal/data"
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
 )
 
-// Inputs are two random float32 vectors a and b from the seed, on the host (pinned where a
-// device will copy them) and, with a device, on the device.
+// VectorFiles are the -a and -b flags: two float32 vectors from .npy files instead of the seed.
+type VectorFiles struct {
+	A, B string
+	a, b []float32
+}
+
+// Flags adds -a and -b.
+func (v *VectorFiles) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&v.A, "a", "", "vector a from a 1-D .npy file (float32, or float64 rounded to float32); sets -n")
+	fs.StringVar(&v.B, "b", "", "vector b from a 1-D .npy file of the same length as -a")
+}
+
+// Load reads the files, when given, and sets o.N to their length (an -n that disagrees is an
+// error). Rounding float64 to float32 is noted on stderr.
+func (v *VectorFiles) Load(program string, o *Options) error {
+	if v.A == "" && v.B == "" {
+		return nil
+	}
+	if v.A == "" || v.B == "" {
+		return fmt.Errorf("-a and -b go together (got only %s)", map[bool]string{true: "-a", false: "-b"}[v.A != ""])
+	}
+	var err error
+	var notes [2]string
+	if v.a, notes[0], err = readVector(program, v.A); err != nil {
+		return err
+	}
+	if v.b, notes[1], err = readVector(program, v.B); err != nil {
+		return err
+	}
+	if len(v.a) != len(v.b) {
+		return fmt.Errorf("%s has %d elements and %s has %d: a and b must have the same length", v.A, len(v.a), v.B, len(v.b))
+	}
+	if o.Set["n"] && o.N != int64(len(v.a)) {
+		return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a and -b)", o.N, len(v.a), v.A)
+	}
+	o.N = int64(len(v.a))
+	for _, note := range notes {
+		if note != "" {
+			fmt.Fprintln(os.Stderr, note)
+		}
+	}
+	return nil
+}
+
+// readVector reads a 1-D float vector; the note says where float64 values were rounded.
+func readVector(program, path string) (values []float32, note string, err error) {
+	a, err := data.Read(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := a.Vector(); err != nil {
+		return nil, "", err
+	}
+	values, changed, err := a.Float32s()
+	if err == nil && a.Dtype == data.Float64 {
+		note = fmt.Sprintf("%s: note: %s is float64, rounded to float32 (%d of %d values changed)", program, path, changed, len(values))
+	}
+	return values, note, err
+}
+
+// Inputs are two float32 vectors a and b, from files or random from the seed, on the host
+// (pinned where a device will copy them) and, with a device, on the device.
 type Inputs struct {
 	A, B   *gpu.Host
 	DA, DB *gpu.Buffer // nil without a device
 	H2DMs  float64     // copying both to the device (NaN without a device)
 }
 
-// OpenInputs draws a from seed and b from seed+1 and copies them to the device when there is one.
-func OpenInputs(n, seed int64, dev *gpu.Device) (in *Inputs, err error) {
+// OpenInputs takes a and b from files (when loaded), else draws a from seed and b from seed+1,
+// and copies them to the device when there is one.
+func OpenInputs(n, seed int64, files *VectorFiles, dev *gpu.Device) (in *Inputs, err error) {
 	in = &Inputs{H2DMs: math.NaN()}
 	defer func() {
 		if err != nil {
@@ -31,8 +96,13 @@ func OpenInputs(n, seed int64, dev *gpu.Device) (in *Inputs, err error) {
 	if in.B, err = gpu.AllocHost(n, dev != nil); err != nil {
 		return nil, err
 	}
-	verify.Uniform(in.A.Floats, seed)
-	verify.Uniform(in.B.Floats, seed+1)
+	if files != nil && files.a != nil {
+		copy(in.A.Floats, files.a)
+		copy(in.B.Floats, files.b)
+	} else {
+		verify.Uniform(in.A.Floats, seed)
+		verify.Uniform(in.B.Floats, seed+1)
+	}
 	if dev == nil {
 		return in, nil
 	}
@@ -102,4 +172,34 @@ func TimeKernel(row *report.Row, timer *gpu.Timer, reps int, run func() error) e
 // HostTimes fills a host variant's row: its whole run is host time; no kernel, no copies.
 func HostTimes(row *report.Row, ms float64) {
 	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = NaNNum, NaNNum, report.Num(ms), report.Num(ms)
+}
+
+// Writer is the -o flag: the result of the first variant that passes goes to a .npy file.
+type Writer struct {
+	Path    string
+	written bool
+}
+
+// Flags adds -o.
+func (w *Writer) Flags(fs *flag.FlagSet, what string) {
+	fs.StringVar(&w.Path, "o", "", "write "+what+" of the first variant that passes to this .npy file")
+}
+
+// Write calls write(path) once, for the first row that passes; later rows are ignored.
+func (w *Writer) Write(row report.Row, write func(path string) error) error {
+	if w.Path == "" || w.written || !row.Pass {
+		return nil
+	}
+	w.written = true
+	return write(w.Path)
+}
+
+// FirstError is the first non-nil error of a sequence of steps.
+func FirstError(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
 }

@@ -3,11 +3,14 @@
 // status becomes a Go error that names the operation and the CUDA error; no CUDA type leaks out.
 //
 // Device memory is owned by Go values with an explicit Free (use defer); there are no finalizers.
+//
+// The library is linked statically (link_static.go), or with -tags shared from build/shared/
+// libtecaj.so (link_shared.go), as the GPU bundle does so that its binaries share one copy of
+// the device code.
 package gpu
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../cuda/include -I/usr/local/cuda/include
-#cgo LDFLAGS: -L${SRCDIR}/../../build -ltecaj -L/usr/local/cuda/lib64 -lcudart_static -lstdc++ -lm -ldl -lrt -lpthread
 #include <stdlib.h>
 #include "tecaj.h"
 #include <cuda_runtime_api.h>

@@ -54,11 +54,12 @@ type Row struct {
 	Bytes     Num    `json:"bytes"` // the bytes the variant must move
 	GBps      Num    `json:"gb_per_s"`
 	PctCopy   Num    `json:"pct_of_copy"`
-	SpeedUp   Num    `json:"speed_up"`  // against the program's baseline variant, on total time
-	Result    Num    `json:"result"`    // the program's answer where it is a number (a distance)
-	Error     Num    `json:"error"`     // against the float64 reference
-	Tolerance Num    `json:"tolerance"` // the derived bound Error must stay within
-	MItemsPS  Num    `json:"mitems_per_s,omitempty"`
+	SpeedUp   Num    `json:"speed_up"`     // against the program's baseline variant, on total time
+	Result    Num    `json:"result"`       // the program's answer where it is a number (a distance)
+	Error     Num    `json:"error"`        // against the float64 reference
+	Tolerance Num    `json:"tolerance"`    // the derived bound Error must stay within
+	Items     int64  `json:"items"`        // items one run processes (elements, keys)
+	MItemsPS  Num    `json:"mitems_per_s"` // millions of items a second
 	Pass      bool   `json:"pass"`
 	Note      string `json:"note,omitempty"`
 }
@@ -70,11 +71,11 @@ type Report struct {
 	N         int64  `json:"n"`
 	Seed      int64  `json:"seed"`
 	Reps      int    `json:"reps"`
-	CopyGBps  Num    `json:"copy_gb_per_s"`   // device-to-device copy, read + write, measured in this run
-	H2DMs     Num    `json:"h2d_ms"`          // copying the inputs to the device once
-	ErrorKind string `json:"error_kind"`      // what Error measures
-	Baseline  string `json:"baseline"`        // the variant speed-ups are against
-	Items     int64  `json:"items,omitempty"` // elements one run processes (sorts: keys), for Mitems/s
+	CopyGBps  Num    `json:"copy_gb_per_s"` // device-to-device copy, read + write, measured in this run
+	H2DMs     Num    `json:"h2d_ms"`        // copying the inputs to the device once
+	ErrorKind string `json:"error_kind"`    // what Error measures
+	Baseline  string `json:"baseline"`      // the variant speed-ups are against
+	Unit      string `json:"unit"`          // what the items are called (elements, keys, pixels)
 	Rows      []Row  `json:"rows"`
 	extra     []string
 }
@@ -108,8 +109,11 @@ func (r *Report) Derive() {
 		if math.IsNaN(ms) { // a host variant: its whole run
 			ms = float64(row.TotalMs)
 		}
-		row.GBps = Num(GBps(float64(row.Bytes), ms))
-		row.MItemsPS = Num(float64(r.Items) / (ms * 1e3))
+		row.GBps = Num(math.NaN()) // where no bytes are counted, no rate is claimed
+		if row.Bytes > 0 {
+			row.GBps = Num(GBps(float64(row.Bytes), ms))
+		}
+		row.MItemsPS = Num(float64(row.Items) / (ms * 1e3))
 		row.PctCopy = Num(100 * float64(row.GBps) / float64(r.CopyGBps))
 		row.SpeedUp = Num(base / float64(row.TotalMs))
 	}
@@ -162,10 +166,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\t%s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\t%s\ttolerance\tcheck\t\n", r.rateName(), r.ErrorKind)
+	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\t%s\ttolerance\tcheck\t\n", r.Unit, r.ErrorKind)
 	for _, row := range r.Rows {
 		if row.Refused != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\tskip\t  outside domain: %s\n", row.Variant, row.Refused)
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\tskip\t  outside domain: %s\n", row.Variant, row.Refused)
 			continue
 		}
 		check := "PASS"
@@ -180,8 +184,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if row.Note != "" {
 			note = "  " + row.Note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
-			us(row.KernelMs), r.rate(row), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
+			us(row.KernelMs), fixed(row.GBps, 0), fixed(row.MItemsPS, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
 			fixed(row.SpeedUp, 2), sci(row.Error), sci(row.Tolerance), check, note)
 	}
 	if err := tw.Flush(); err != nil {
@@ -198,19 +202,4 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
-}
-
-// The rate column: Mitems/s where the report counts items (sorts), GB/s otherwise.
-func (r *Report) rateName() string {
-	if r.Items > 0 {
-		return "Mkeys/s"
-	}
-	return "GB/s"
-}
-
-func (r *Report) rate(row Row) string {
-	if r.Items > 0 {
-		return fixed(row.MItemsPS, 0)
-	}
-	return fixed(row.GBps, 0)
 }

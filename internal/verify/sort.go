@@ -158,9 +158,42 @@ func sameBits(a, b uint32, t KeyType) bool {
 	return a == b || (t == Float32 && a&0x7fffffff > 0x7f800000 && b&0x7fffffff > 0x7f800000)
 }
 
+// CheckPairs verifies a sort of key-value pairs whose values the user gave: the keys as
+// CheckSort, and each array's (key, value) pairs the same multiset as the input's (values travel
+// with their keys; among equal keys their order is the variant's: by value in the network, by
+// input position in a radix sort).
+func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t KeyType, descending bool) SortCheck {
+	res := CheckSort(in, out, nil, n, batch, t, descending)
+	type pair struct{ key, value uint32 }
+	sorted := func(keys, values []uint32) []pair {
+		ps := make([]pair, len(keys))
+		for i := range keys {
+			ps[i] = pair{OrderKey(keys[i], t), values[i]}
+		}
+		sort.Slice(ps, func(i, j int) bool {
+			return ps[i].key < ps[j].key || ps[i].key == ps[j].key && ps[i].value < ps[j].value
+		})
+		return ps
+	}
+	for b := int64(0); b < batch; b++ {
+		want, got := sorted(in[b*n:(b+1)*n], valuesIn[b*n:(b+1)*n]), sorted(out[b*n:(b+1)*n], valuesOut[b*n:(b+1)*n])
+		for i := range want {
+			if want[i] != got[i] {
+				if res.Bad == 0 {
+					res.First = fmt.Sprintf("array %d: the output's key-value pairs are not the input's", b)
+				}
+				res.Bad++
+				break
+			}
+		}
+	}
+	return res
+}
+
 // SortCPU is urejanje's host variant: Go's sort.SliceStable on each array, arrays in parallel;
-// with values it sorts indices (an argsort) and gathers the keys.
-func SortCPU(in, out, values []uint32, n, batch int64, t KeyType, descending bool) {
+// with values it sorts indices (an argsort) and gathers the keys, and the values (valuesIn's,
+// or where it is nil the indices themselves).
+func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t KeyType, descending bool) {
 	work := func(b int64) {
 		kin := in[b*n : (b+1)*n]
 		idx := make([]uint32, n)
@@ -178,6 +211,9 @@ func SortCPU(in, out, values []uint32, n, batch int64, t KeyType, descending boo
 			out[b*n+int64(i)] = kin[j]
 			if values != nil {
 				values[b*n+int64(i)] = j
+				if valuesIn != nil {
+					values[b*n+int64(i)] = valuesIn[b*n+int64(j)]
+				}
 			}
 		}
 	}

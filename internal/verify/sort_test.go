@@ -12,7 +12,7 @@ func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
 			in := make([]uint32, n*batch)
 			SortKeys(in, tt, "few", 9)
 			out, values := make([]uint32, len(in)), make([]uint32, len(in))
-			SortCPU(in, out, values, n, batch, tt, desc)
+			SortCPU(in, nil, out, values, n, batch, tt, desc)
 			if c := CheckSort(in, out, values, n, batch, tt, desc); c.Bad != 0 {
 				t.Fatalf("type %d desc %v: correct sort rejected: %+v", tt, desc, c)
 			}
@@ -45,5 +45,21 @@ func TestOrderKeyFloats(t *testing.T) {
 	}
 	if !(OrderKey(0x80000000, Int32) < OrderKey(0, Int32) && OrderKey(0xffffffff, Int32) < OrderKey(1, Int32)) {
 		t.Error("int32 order")
+	}
+}
+
+func TestCheckPairsFollowsTheValues(t *testing.T) {
+	n, batch := int64(500), int64(2)
+	in, valuesIn := make([]uint32, n*batch), make([]uint32, n*batch)
+	SortKeys(in, Float32, "few", 3)
+	SortKeys(valuesIn, Uint32, "uniform", 4)
+	out, values := make([]uint32, len(in)), make([]uint32, len(in))
+	SortCPU(in, valuesIn, out, values, n, batch, Float32, false)
+	if c := CheckPairs(in, valuesIn, out, values, n, batch, Float32, false); c.Bad != 0 {
+		t.Fatalf("correct pairs rejected: %+v", c)
+	}
+	values[n+3] ^= 1 // a value that did not travel with its key
+	if c := CheckPairs(in, valuesIn, out, values, n, batch, Float32, false); c.Bad == 0 {
+		t.Error("a changed value passed")
 	}
 }

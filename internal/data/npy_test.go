@@ -1,0 +1,146 @@
+package data
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The committed fixtures in testdata/ were written by NumPy 2.4 (np.save); the tests that need
+// NumPy itself run where python3 has it and skip elsewhere.
+
+func TestReadsWhatNumPyWrote(t *testing.T) {
+	f4, err := Read("testdata/f4.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, changed, err := f4.Float32s()
+	if err != nil || changed != 0 || len(v) != 5 {
+		t.Fatalf("f4: %v %d %v", v, changed, err)
+	}
+	if v[0] != 1.5 || math.Float32bits(v[1]) != 0x80000000 || !math.IsInf(float64(v[2]), 1) || !math.IsNaN(float64(v[3])) || v[4] != 3e-41 {
+		t.Errorf("f4 values %v", v)
+	}
+	f8, _ := Read("testdata/f8.npy")
+	v, changed, err = f8.Float32s()
+	// 0.1 and -1e300 change when rounded to float32 (the latter to -Inf); 2.0 and 0.5 do not
+	if err != nil || changed != 2 || v[1] != 2 || !math.IsInf(float64(v[2]), -1) {
+		t.Errorf("f8: %v changed %d %v", v, changed, err)
+	}
+	i4, _ := Read("testdata/i4.npy")
+	w, err := i4.Words()
+	if err != nil || int32(w[0]) != -3 || int32(w[3]) != math.MaxInt32 || int32(w[4]) != math.MinInt32 {
+		t.Errorf("i4: %v %v", w, err)
+	}
+	u4, _ := Read("testdata/u4.npy")
+	if w, err := u4.Words(); err != nil || w[2] != math.MaxUint32 || u4.Dtype != Uint32 {
+		t.Errorf("u4: %v %v", w, err)
+	}
+	for name, want := range map[string]string{"u1": "\x00\x01\xff", "b1": "\x01\x00\x01"} {
+		a, err := Read("testdata/" + name + ".npy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := a.Bytes(); err != nil || string(b) != want {
+			t.Errorf("%s: %v %v", name, b, err)
+		}
+	}
+	v2, err := Read("testdata/v2.npy")
+	if v, _, err2 := v2.Float32s(); err != nil || err2 != nil || len(v) != 2 || v[1] != 5 {
+		t.Errorf("format 2.0: %v %v %v", v, err, err2)
+	}
+	m, err := Read("testdata/matrix.npy")
+	if err != nil || len(m.Shape) != 2 || m.Shape[0] != 2 || m.Shape[1] != 3 {
+		t.Errorf("matrix: %+v %v", m, err)
+	}
+	if _, err := m.Vector(); err == nil || !strings.Contains(err.Error(), "1-D") {
+		t.Errorf("a 2-D array passed as a vector: %v", err)
+	}
+}
+
+func TestRefusesWithOneLineNamingFileAndProblem(t *testing.T) {
+	for file, want := range map[string]string{
+		"big.npy":       "big-endian",
+		"fortran.npy":   "Fortran",
+		"object.npy":    "object",
+		"i8.npy":        "not supported",
+		"truncated.npy": "truncated",
+		"npy.go":        "not a NumPy",
+		"missing.npy":   "no such file",
+	} {
+		_, err := Read(filepath.Join("testdata", file))
+		if file == "npy.go" {
+			_, err = Read(file)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v; want one line naming the file and %q", file, err, want)
+		}
+	}
+	i4, _ := Read("testdata/i4.npy")
+	if _, _, err := i4.Float32s(); err == nil || !strings.Contains(err.Error(), "float32 or float64") {
+		t.Errorf("int32 read as floats: %v", err)
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	values := []float32{1, -0.0, float32(math.Inf(-1)), 1e-45, 3.25}
+	path := filepath.Join(dir, "c.npy")
+	if err := WriteFloat32s(path, values); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := a.Float32s()
+	if err != nil || len(got) != len(values) {
+		t.Fatal(err)
+	}
+	for i := range values {
+		if math.Float32bits(got[i]) != math.Float32bits(values[i]) {
+			t.Errorf("element %d: %v, want %v", i, got[i], values[i])
+		}
+	}
+	raw, _ := os.ReadFile(path)
+	if len(raw)-4*len(values) != 128 && (len(raw)-4*len(values))%64 != 0 {
+		t.Errorf("header of %d bytes is not 64-byte aligned", len(raw)-4*len(values))
+	}
+}
+
+// With NumPy at hand: NumPy reads what Write wrote, and Read reads what NumPy writes now.
+func TestAgainstNumPyItself(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import numpy").Run(); err != nil {
+		t.Skip("python3 with numpy not available: the committed fixtures cover the reading")
+	}
+	dir := t.TempDir()
+	ours := filepath.Join(dir, "ours.npy")
+	if err := WriteWords(ours, Int32, []uint32{1, 0xffffffff, 42}); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(dir, "theirs.npy")
+	script := `import numpy as np, sys
+a = np.load(sys.argv[1])
+assert a.dtype == np.int32 and a.tolist() == [1, -1, 42], a
+np.save(sys.argv[2], np.random.default_rng(7).standard_normal(1001).astype(np.float32))
+print(int(np.load(sys.argv[2]).view(np.uint32)[1000]))`
+	out, err := exec.Command("python3", "-c", script, ours, theirs).CombinedOutput()
+	if err != nil {
+		t.Fatalf("numpy: %v\n%s", err, out)
+	}
+	a, err := Read(theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := a.Float32s()
+	if err != nil || len(v) != 1001 {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != strconv.FormatUint(uint64(math.Float32bits(v[1000])), 10) {
+		t.Errorf("last element's bits: numpy says %s, we read %08x", got, math.Float32bits(v[1000]))
+	}
+}

@@ -1,0 +1,48 @@
+package gpu
+
+/*
+#include "tecaj/razdalja.h"
+*/
+import "C"
+
+import "unsafe"
+
+// Razdalja is dist = sqrt(sum (a-b)^2) (cuda/razdalja.cu).
+var Razdalja = register(C.tc_razdalja_program())
+
+// RazdaljaPlan is a resolved razdalja launch.
+type RazdaljaPlan struct {
+	Launch
+	AccumulationDepth int64 // the most float32 additions one term goes through
+	c                 C.tc_razdalja_plan
+}
+
+// PlanRazdalja plans a distance (see PlanRazlika).
+func (d *Device) PlanRazdalja(r Request) (*RazdaljaPlan, error) {
+	pl := &RazdaljaPlan{}
+	req := C.tc_razdalja_request{base: r.c()}
+	desc := d.described()
+	if err := planError(Razdalja, r, C.tc_razdalja_make_plan(&req, &desc, &pl.c)); err != nil {
+		return nil, err
+	}
+	pl.Launch = launchOf(r.Variant, &pl.c.launch)
+	pl.AccumulationDepth = int64(pl.c.accumulation_depth)
+	return pl, nil
+}
+
+// RunRazdalja launches the device part of the distance; out receives pl.OutCount floats.
+func RunRazdalja(pl *RazdaljaPlan, a, b, out, scratch *Buffer) error {
+	return check("launching razdalja "+pl.Variant.Name,
+		C.tc_razdalja_run(&pl.c, a.floats(), b.floats(), out.floats(), scratch.pointer(), nil))
+}
+
+// FinishRazdalja is the host's part: the sum of squares from the floats copied back.
+func FinishRazdalja(pl *RazdaljaPlan, out []float32) float64 {
+	if int64(len(out)) < pl.OutCount {
+		panic("gpu: FinishRazdalja needs OutCount floats")
+	}
+	return float64(C.tc_razdalja_finish(&pl.c, (*C.float)(unsafe.Pointer(&out[0]))))
+}
+
+// RazdaljaTolerance is the derived relative error bound of the distance (see razdalja.cu).
+func RazdaljaTolerance(pl *RazdaljaPlan) float64 { return float64(C.tc_razdalja_tolerance(&pl.c)) }

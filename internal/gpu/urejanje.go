@@ -1,0 +1,61 @@
+package gpu
+
+/*
+#include "tecaj/urejanje.h"
+*/
+import "C"
+
+// Urejanje is the bitonic sort (cuda/urejanje.cu).
+var Urejanje = register(C.tc_urejanje_program())
+
+// KeyType is the type of the sort's 32-bit keys.
+type KeyType int
+
+// The key types, as tecaj/urejanje.h numbers them.
+const (
+	Float32 KeyType = C.TC_KEY_FLOAT32
+	Int32   KeyType = C.TC_KEY_INT32
+	Uint32  KeyType = C.TC_KEY_UINT32
+)
+
+// SortRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).
+type SortRequest struct {
+	Request
+	Batch int64
+	Pairs bool
+}
+
+// UrejanjePlan is a resolved sort.
+type UrejanjePlan struct {
+	Launch
+	Batch, Padded int64 // arrays, and each array's length in the network
+	c             C.tc_urejanje_plan
+}
+
+// PlanUrejanje plans a sort (see PlanRazlika).
+func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
+	pl := &UrejanjePlan{}
+	pairs := C.int(0)
+	if r.Pairs {
+		pairs = 1
+	}
+	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: pairs}
+	desc := d.described()
+	if err := planError(Urejanje, r.Request, C.tc_urejanje_make_plan(&req, &desc, &pl.c)); err != nil {
+		return nil, err
+	}
+	pl.Launch = launchOf(r.Variant, &pl.c.launch)
+	pl.Batch, pl.Padded = int64(pl.c.batch), int64(pl.c.padded)
+	return pl, nil
+}
+
+// RunUrejanje sorts keysIn into keysOut; with pairs, valuesOut receives the values: valuesIn's,
+// or each key's index in its array where valuesIn is nil (an argsort).
+func RunUrejanje(pl *UrejanjePlan, t KeyType, descending bool, keysIn, valuesIn, keysOut, valuesOut, scratch *Buffer) error {
+	desc := C.int(0)
+	if descending {
+		desc = 1
+	}
+	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_key_type(t), desc, keysIn.pointer(),
+		(*C.uint32_t)(valuesIn.pointer()), keysOut.pointer(), (*C.uint32_t)(valuesOut.pointer()), scratch.pointer(), nil))
+}
