@@ -17,10 +17,15 @@ mkdir -p gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib
 cp build/kernel_tests gpu-bundle/tests/
 cp build/shared/libtecaj.so gpu-bundle/lib/
 go build -tags shared -ldflags='-s -w' -o gpu-bundle/bin ./cmd/...
-for pkg in $(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
-  go test -tags shared -c -ldflags='-s -w' -o "gpu-bundle/tests/go-$(basename "$pkg").test" "$pkg"
+# each test binary runs in src/<package>, beside its testdata (tests open files relative to their
+# package, and the packages are siblings under internal/)
+for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do
+  name=$(basename "$dir")
+  go test -tags shared -c -ldflags='-s -w' -o "gpu-bundle/tests/go-$name.test" "./${dir#$PWD/}"
+  mkdir -p "gpu-bundle/src/$name"
+  [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "gpu-bundle/src/$name/"
 done
-tar -C gpu-bundle -czf gpu-bundle/bundle.tar.gz bin tests lib
-rm -rf gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib
+tar -C gpu-bundle -czf gpu-bundle/bundle.tar.gz bin tests lib src
+rm -rf gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib gpu-bundle/src
 cp scripts/gpu-run.sh gpu-bundle/run.sh
 du -sh gpu-bundle

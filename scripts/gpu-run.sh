@@ -26,7 +26,11 @@ programs=$(cd "$here/bin" && ls) # every command in the bundle; each names its o
 
 if [[ $what == all || $what == tests ]]; then
   step gtest "$here/tests/kernel_tests"
-  for t in "$here"/tests/go-*.test; do step "$(basename "$t")" "$t" -test.v; done
+  for t in "$here"/tests/go-*.test; do # each in its package's folder, beside its testdata
+    name=$(basename "$t" .test)
+    pushd "$here/src/${name#go-}" >/dev/null && step "$(basename "$t")" "$t" -test.v
+    popd >/dev/null
+  done
   # memcheck every kernel at small sizes; racecheck the kernels that share memory (by test name:
   # every variant of every program, the block sizes, the primitives)
   export TECAJ_MAX_N=70000
