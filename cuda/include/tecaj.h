@@ -14,7 +14,7 @@
  *                                   resolves threads and blocks, counts scratch and bytes
  *   tc_P_run(plan, buffers..., scratch, stream)   launches on the stream
  * The caller allocates everything (nothing here allocates behind its back, except where the
- * lesson is about it: razlika e4's managed memory); it zero-fills plan.launch.scratch_bytes of
+ * lesson is about it: managed memory, TC_MANAGED); it zero-fills plan.launch.scratch_bytes of
  * scratch once, and every run leaves the scratch reusable. Launches are asynchronous; launch
  * errors are returned, execution errors surface at the caller's next synchronisation.
  */
@@ -102,7 +102,7 @@ tc_status tc_device_describe(tc_device *out);
  * variant's choice. */
 typedef struct {
     int variant;
-    int64_t n; /* elements (razlika, razdalja), keys in one array (urejanje) */
+    int64_t n; /* the program's size: elements, or keys in one array (see its header) */
     int threads;
     int blocks;
 } tc_request;

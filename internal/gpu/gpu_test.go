@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"errors"
-	"math"
 	"testing"
 
 	"tecaj/internal/verify"
@@ -32,33 +31,6 @@ func TestProgramsRegisterThemselves(t *testing.T) {
 				t.Errorf("%s %s lists no kernels", p.Name, v.Name)
 			}
 		}
-	}
-}
-
-func TestPlansWithoutGPU(t *testing.T) {
-	var dev *Device // plans for an H100 without one
-	if _, err := dev.PlanRazlika(Request{Variant: find(t, Razlika, "1"), N: 1025, Threads: 256}); !errors.Is(err, ErrOutsideDomain) {
-		t.Errorf("razlika 1 at n=1025: %v, want ErrOutsideDomain", err)
-	}
-	if _, err := dev.PlanRazlika(Request{Variant: find(t, Razlika, "4"), N: 0, Threads: 256}); err == nil || errors.Is(err, ErrOutsideDomain) {
-		t.Errorf("n=0: %v, want a bad-argument error", err)
-	}
-	pl, err := dev.PlanRazdalja(Request{Variant: find(t, Razdalja, "ls2"), N: 1 << 20, Threads: 128})
-	if err != nil || pl.OutCount != int64(pl.Blocks) || pl.Threads != 128 || pl.BytesMoved != 8*(1<<20)+4*float64(pl.Blocks) {
-		t.Errorf("ls2 plan %+v, %v", pl, err)
-	}
-	if tol := RazdaljaTolerance(pl); !(tol > 0 && tol < 1e-5) {
-		t.Errorf("ls2 tolerance %g", tol)
-	}
-	if _, err := dev.PlanRazdalja(Request{Variant: find(t, Razdalja, "la2"), N: 1 << 23}); !errors.Is(err, ErrOutsideDomain) {
-		t.Errorf("la2 at 2^23: %v, want ErrOutsideDomain", err)
-	}
-	s, err := dev.PlanUrejanje(SortRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025}, Batch: 3, Pairs: true})
-	if err != nil || s.Padded != 2048 || s.Items != 3*1025 || s.ScratchBytes != 8*2048*3 || s.Launches < 3 || s.Blocks < 1 {
-		t.Errorf("nl plan %+v, %v", s, err)
-	}
-	if _, err := dev.PlanUrejanje(SortRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
-		t.Errorf("urejanje with -blocks 4: %v, want ErrOutsideDomain (it sizes its own grid)", err)
 	}
 }
 
@@ -94,134 +66,37 @@ func upload(t *testing.T, xs []float32, managed bool) *Buffer {
 	return b
 }
 
-// The library from Go, one table: each program's every variant at sizes that are multiples of
-// nothing, through the cgo layer (plan, scratch, run, copy back, the host's part), checked
-// against the float64 reference.
+// The library from Go: each program's every variant at sizes that are multiples of nothing,
+// through the cgo layer (plan, scratch, run, copy back, the host's part), checked against the
+// float64 reference. Each program's test file registers how to run one variant (fromGo).
+type goRun func(t *testing.T, d *Device, v Variant, n int64) error
+
+var fromGo = map[string]goRun{}
+
 func TestEveryProgramFromGo(t *testing.T) {
 	d := openOrSkip(t)
-	sizes := []int64{1, 31, 33, 1025, 1<<20 + 3}
-	type run func(t *testing.T, v Variant, n int64, a, b *Buffer, ha, hb []float32) error
-	for _, c := range []struct {
-		program *Program
-		run     run
-	}{
-		{Razlika, func(t *testing.T, v Variant, n int64, a, b *Buffer, ha, hb []float32) error {
-			pl, err := d.PlanRazlika(Request{Variant: v, N: n, Threads: 256})
-			if err != nil {
-				return err
-			}
-			out, err := Alloc(4*n, v.Managed)
-			if err != nil {
-				return err
-			}
-			defer out.Free()
-			if err := firstError(out.Fill(0xFF), RunRazlika(pl, a, b, out), Synchronize("razlika")); err != nil {
-				return err
-			}
-			c := make([]float32, n)
-			if v.Managed {
-				copy(c, out.Floats())
-			} else if err := out.Download(c); err != nil {
-				return err
-			}
-			if got := verify.CheckDifference(ha, hb, c); got.Mismatches != 0 {
-				t.Errorf("razlika %s n=%d: %+v", v.Name, n, got)
-			}
-			return nil
-		}},
-		{Razdalja, func(t *testing.T, v Variant, n int64, a, b *Buffer, ha, hb []float32) error {
-			pl, err := d.PlanRazdalja(Request{Variant: v, N: n, Threads: 128})
-			if err != nil {
-				return err
-			}
-			out, err := Alloc(4*pl.OutCount, false)
-			if err != nil {
-				return err
-			}
-			defer out.Free()
-			scratch, err := pl.AllocScratch()
-			if err != nil {
-				return err
-			}
-			defer scratch.Free()
-			if err := firstError(out.Fill(0xFF), RunRazdalja(pl, a, b, out, scratch), Synchronize("razdalja")); err != nil {
-				return err
-			}
-			host := make([]float32, pl.OutCount)
-			if err := out.Download(host); err != nil {
-				return err
-			}
-			got, want := math.Sqrt(FinishRazdalja(pl, host)), math.Sqrt(verify.SquaredDistance(ha, hb))
-			if tol := RazdaljaTolerance(pl); !verify.Within(got, want, tol) {
-				t.Errorf("razdalja %s n=%d: %v, want %v (error %g, tolerance %g)", v.Name, n, got, want, verify.RelativeError(got, want), tol)
-			}
-			return nil
-		}},
-		{Urejanje, func(t *testing.T, v Variant, n int64, a, _ *Buffer, ha, _ []float32) error {
-			pl, err := d.PlanUrejanje(SortRequest{Request: Request{Variant: v, N: n}, Batch: 1, Pairs: true})
-			if err != nil {
-				return err
-			}
-			keys, values := make([]uint32, n), make([]uint32, n)
-			for poison := 0; poison < 2; poison++ { // two poisons: every bit pattern is a legal key
-				bufs := make([]*Buffer, 3)
-				for i := range bufs {
-					if bufs[i], err = Alloc(4*n, false); err != nil {
-						return err
-					}
-					defer bufs[i].Free()
-				}
-				scratch, err := pl.AllocScratch()
-				if err != nil {
-					return err
-				}
-				defer scratch.Free()
-				if err := firstError(bufs[0].Fill(0xFF-byte(poison)*0x5A), bufs[1].Fill(0xFF-byte(poison)*0x5A),
-					RunUrejanje(pl, Float32, false, a, nil, bufs[0], bufs[1], scratch), Synchronize("urejanje")); err != nil {
-					return err
-				}
-				k, vals := make([]uint32, n), make([]uint32, n)
-				if err := firstError(bufs[0].DownloadWords(k), bufs[1].DownloadWords(vals)); err != nil {
-					return err
-				}
-				if poison == 0 {
-					keys, values = k, vals
-					continue
-				}
-				for i := range k {
-					if k[i] != keys[i] || vals[i] != values[i] {
-						t.Fatalf("urejanje %s n=%d: slot %d follows the poison (unwritten)", v.Name, n, i)
-					}
-				}
-			}
-			in := make([]uint32, n)
-			for i, f := range ha {
-				in[i] = math.Float32bits(f)
-			}
-			if c := verify.CheckSort(in, keys, values, n, 1, verify.Float32, false); c.Bad != 0 {
-				t.Errorf("urejanje %s n=%d: %+v", v.Name, n, c)
-			}
-			return nil
-		}},
-	} {
-		for _, v := range c.program.Variants() {
-			for _, n := range sizes {
-				ha, hb := make([]float32, n), make([]float32, n)
-				verify.Uniform(ha, 3*n)
-				verify.Uniform(hb, 3*n+1)
-				a, b := upload(t, ha, v.Managed), upload(t, hb, v.Managed)
-				err := c.run(t, v, n, a, b, ha, hb)
-				a.Free()
-				b.Free()
-				if errors.Is(err, ErrOutsideDomain) {
-					continue
-				}
-				if err != nil {
-					t.Fatalf("%s %s n=%d: %v", c.program.Name, v.Name, n, err)
+	for _, p := range Programs() {
+		run, ok := fromGo[p.Name]
+		if !ok {
+			t.Errorf("%s: no test from Go (register one in internal/gpu/%s_test.go)", p.Name, p.Name)
+			continue
+		}
+		for _, v := range p.Variants() {
+			for _, n := range []int64{1, 31, 33, 1025, 1<<20 + 3} {
+				if err := run(t, d, v, n); err != nil && !errors.Is(err, ErrOutsideDomain) {
+					t.Fatalf("%s %s n=%d: %v", p.Name, v.Name, n, err)
 				}
 			}
 		}
 	}
+}
+
+// inputs are a and b uniform from the seed n, on the host and the device.
+func inputs(t *testing.T, v Variant, n int64) (ha, hb []float32, a, b *Buffer) {
+	ha, hb = make([]float32, n), make([]float32, n)
+	verify.Uniform(ha, 3*n)
+	verify.Uniform(hb, 3*n+1)
+	return ha, hb, upload(t, ha, v.Managed), upload(t, hb, v.Managed)
 }
 
 func firstError(errs ...error) error {

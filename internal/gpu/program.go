@@ -12,7 +12,7 @@ import (
 )
 
 // Program is one of the library's programs: its name, the unit of its items and its variant
-// table. Each program's file registers its own (razlika.go, ...); nothing else names them.
+// table. Each program's own file (P.go) registers it; nothing else names a program.
 type Program struct {
 	Name string
 	Unit string // what its items are called: elements, keys, pixels

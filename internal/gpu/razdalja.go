@@ -17,7 +17,8 @@ type RazdaljaPlan struct {
 	c                 C.tc_razdalja_plan
 }
 
-// PlanRazdalja plans a distance (see PlanRazlika).
+// PlanRazdalja checks the request against the variant's domain and plans a distance; outside
+// the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
 func (d *Device) PlanRazdalja(r Request) (*RazdaljaPlan, error) {
 	pl := &RazdaljaPlan{}
 	req := C.tc_razdalja_request{base: r.c()}

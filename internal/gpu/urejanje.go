@@ -32,7 +32,8 @@ type UrejanjePlan struct {
 	c             C.tc_urejanje_plan
 }
 
-// PlanUrejanje plans a sort (see PlanRazlika).
+// PlanUrejanje checks the request against the variant's domain and plans a sort; outside the
+// domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
 func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 	pl := &UrejanjePlan{}
 	pairs := C.int(0)

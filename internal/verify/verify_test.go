@@ -31,51 +31,6 @@ func TestUniformIsSeededAndNotZero(t *testing.T) {
 	}
 }
 
-func TestCheckDifferenceCatchesWrongUnwrittenAndNaN(t *testing.T) {
-	a := []float32{1, 2, float32(math.NaN()), 4, 5, float32(math.Inf(1))}
-	b := []float32{0.5, 1, 1, 4, 6, float32(math.Inf(1))}
-	c := make([]float32, len(a))
-	DifferenceCPU(a, b, c)
-	if got := CheckDifference(a, b, c); got.Mismatches != 0 || got.First != -1 {
-		t.Fatalf("correct output rejected: %+v", got)
-	}
-	c[1] = math.Nextafter32(c[1], 2) // one ulp off
-	c[4] = PoisonFloat
-	got := CheckDifference(a, b, c)
-	if got.Mismatches != 2 || got.Unwritten != 1 || got.First != 1 || got.MaxAbs == 0 {
-		t.Fatalf("want 2 mismatches (one unwritten) from index 1, got %+v", got)
-	}
-	c = make([]float32, len(a))
-	DifferenceCPU(a, b, c)
-	c[2] = 0 // NaN expected
-	if got := CheckDifference(a, b, c); got.Mismatches != 1 || got.First != 2 {
-		t.Fatalf("a lost NaN was not caught: %+v", got)
-	}
-}
-
-func TestSquaredDistance(t *testing.T) {
-	// 3-4-5: the reference is exact here.
-	if got := SquaredDistance([]float32{3, 0}, []float32{0, 4}); got != 25 {
-		t.Fatalf("SquaredDistance = %g, want 25", got)
-	}
-	n := 2*chunk + 5
-	a, b := make([]float32, n), make([]float32, n)
-	Uniform(a, 1)
-	Uniform(b, 2)
-	ref, cpu := math.Sqrt(SquaredDistance(a, b)), math.Sqrt(SquaredDistanceCPU(a, b))
-	if tol := DistanceCPUTolerance(int64(n)); !Within(cpu, ref, tol) {
-		t.Fatalf("cpu %v vs reference %v: error %g over tolerance %g", cpu, ref, RelativeError(cpu, ref), tol)
-	}
-	b[n-1] = float32(math.Inf(1))
-	if !math.IsInf(SquaredDistance(a, b), 1) || !math.IsInf(SquaredDistanceCPU(a, b), 1) {
-		t.Fatal("Inf did not propagate")
-	}
-	a[n-1] = float32(math.Inf(1)) // Inf - Inf
-	if !math.IsNaN(SquaredDistance(a, b)) || !math.IsNaN(SquaredDistanceCPU(a, b)) {
-		t.Fatal("NaN did not propagate")
-	}
-}
-
 func TestRelativeError(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	cases := []struct{ got, want, err float64 }{
@@ -89,12 +44,5 @@ func TestRelativeError(t *testing.T) {
 	}
 	if Within(1+1e-6, 1, 1e-7) || !Within(1+1e-8, 1, 1e-7) {
 		t.Error("Within misjudges the tolerance")
-	}
-}
-
-func TestToleranceGrowsWithN(t *testing.T) {
-	small, large := DistanceCPUTolerance(10), DistanceCPUTolerance(1<<30)
-	if !(small > 0 && large > small && large < 1e-6) {
-		t.Fatalf("tolerances %g (n=10), %g (n=2^30)", small, large)
 	}
 }

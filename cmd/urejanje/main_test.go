@@ -1,0 +1,102 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tecaj/internal/cli/clitest"
+	"tecaj/internal/data"
+)
+
+// fixtures writes small .npy files of keys and values into a temporary folder.
+func fixtures(t *testing.T) (dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// -3, 0, 7, 2^31-1, -2^31 as int32
+	must(data.WriteWords(filepath.Join(dir, "i4.npy"), data.Int32, []uint32{0xfffffffd, 0, 7, 0x7fffffff, 0x80000000}))
+	must(data.WriteWords(filepath.Join(dir, "f4.npy"), data.Float32, []uint32{0x3fc00000, 0x80000000, 0x7f800000, 0x7fc00000, 1}))
+	must(data.WriteWords(filepath.Join(dir, "u4.npy"), data.Uint32, []uint32{0, 1, 0xffffffff}))
+	must(data.Write(filepath.Join(dir, "u1.npy"), data.Uint8, []int{3}, []byte{0, 1, 255}))
+	return dir
+}
+
+func TestUsage(t *testing.T) {
+	dir := fixtures(t)
+	f := func(name string) string { return filepath.Join(dir, name) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-threads", "96"}, "power of two"},
+		{[]string{"-type", "float64"}, `-type "float64" is unknown`},
+		{[]string{"-batch", "0"}, "-batch must be"},
+		{[]string{"-dist", "zipf"}, `-dist "zipf" is unknown`},
+		{[]string{"-blocks", "5"}, "sizes its own grid"},
+		{[]string{"-blocks", "5", "-variant", "cub"}, "sizes its own grid"},
+		{[]string{"-keys", f("f4.npy"), "-type", "int32"}, "does not match"},
+		{[]string{"-keys", f("f4.npy"), "-batch", "2"}, "not a multiple of -batch"},
+		{[]string{"-keys", f("f4.npy"), "-n", "4"}, "-n 4 does not match"},
+		{[]string{"-keys", f("u1.npy")}, "dtype |u1"},
+		{[]string{"-keys", f("i4.npy"), "-values", f("u4.npy")}, "3 values for the 5 keys"},
+		{[]string{"-keys", f("i4.npy"), "-values", f("f4.npy")}, "uint32 or int32 values"},
+		{[]string{"-values", f("u4.npy")}, "-values needs -keys"},
+		{[]string{"-keys", f("missing.npy")}, "missing.npy"},
+	} {
+		if code, _, stderr := clitest.Run(t, "urejanje", c.args...); code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
+			t.Errorf("urejanje %v: exit %d, %q; want 2 and one line with %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// Keys from a file, sorted on the host, written with -o and read back: keys and values.
+func TestKeysFileRoundTrip(t *testing.T) {
+	dir := fixtures(t)
+	sorted := filepath.Join(dir, "sorted.npy")
+	code, stdout, stderr := clitest.Run(t, "urejanje", "-variant", "cpu", "-keys", filepath.Join(dir, "i4.npy"), "-pairs", "-desc", "-o", sorted)
+	if code != 0 {
+		t.Fatalf("urejanje -keys -o: exit %d\n%s%s", code, stdout, stderr)
+	}
+	keys, err := data.Read(sorted)
+	if err != nil || keys.Dtype != data.Int32 {
+		t.Fatalf("%v %+v", err, keys)
+	}
+	kw, _ := keys.Words()
+	values, err := data.Read(filepath.Join(dir, "sorted.values.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vw, _ := values.Words()
+	// descending, with the original indices as values
+	want := []int32{2147483647, 7, 0, -3, -2147483648}
+	wantIdx := []uint32{3, 2, 1, 0, 4}
+	for i := range want {
+		if int32(kw[i]) != want[i] || vw[i] != wantIdx[i] {
+			t.Errorf("position %d: key %d value %d, want %d and %d", i, int32(kw[i]), vw[i], want[i], wantIdx[i])
+		}
+	}
+	// user values travel with their keys
+	vals := filepath.Join(dir, "vals.npy")
+	if err := data.WriteWords(vals, data.Uint32, []uint32{50, 40, 30, 20, 10}); err != nil {
+		t.Fatal(err)
+	}
+	variants := "cpu"
+	if clitest.NoGPU() == "" {
+		variants = "all"
+	}
+	if code, stdout, stderr := clitest.Run(t, "urejanje", "-variant", variants, "-keys", filepath.Join(dir, "i4.npy"), "-values", vals, "-o", sorted); code != 0 {
+		t.Fatalf("urejanje -keys -values: exit %d\n%s%s", code, stdout, stderr)
+	}
+	values, _ = data.Read(filepath.Join(dir, "sorted.values.npy"))
+	vw, _ = values.Words()
+	for i, v := range []uint32{10, 50, 40, 30, 20} { // ascending: -2^31, -3, 0, 7, 2^31-1
+		if vw[i] != v {
+			t.Errorf("value %d: %d, want %d", i, vw[i], v)
+		}
+	}
+}

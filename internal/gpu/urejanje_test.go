@@ -1,0 +1,75 @@
+package gpu
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"tecaj/internal/verify"
+)
+
+func TestUrejanjePlansWithoutGPU(t *testing.T) {
+	var dev *Device
+	s, err := dev.PlanUrejanje(SortRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025}, Batch: 3, Pairs: true})
+	if err != nil || s.Padded != 2048 || s.Items != 3*1025 || s.ScratchBytes != 8*2048*3 || s.Launches < 3 || s.Blocks < 1 {
+		t.Errorf("nl plan %+v, %v", s, err)
+	}
+	if _, err := dev.PlanUrejanje(SortRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
+		t.Errorf("urejanje with -blocks 4: %v, want ErrOutsideDomain (it sizes its own grid)", err)
+	}
+}
+
+func init() {
+	// a float argsort; every bit pattern is a legal key and index, so it runs under two poisons
+	// and a slot that follows its poison was not written
+	fromGo["urejanje"] = func(t *testing.T, d *Device, v Variant, n int64) error {
+		pl, err := d.PlanUrejanje(SortRequest{Request: Request{Variant: v, N: n}, Batch: 1, Pairs: true})
+		if err != nil {
+			return err
+		}
+		ha, _, a, b := inputs(t, v, n)
+		defer a.Free()
+		defer b.Free()
+		keys, values := make([]uint32, n), make([]uint32, n)
+		for poison := 0; poison < 2; poison++ {
+			var bufs [2]*Buffer
+			for i := range bufs {
+				if bufs[i], err = Alloc(4*n, false); err != nil {
+					return err
+				}
+				defer bufs[i].Free()
+			}
+			scratch, err := pl.AllocScratch()
+			if err != nil {
+				return err
+			}
+			defer scratch.Free()
+			p := 0xFF - byte(poison)*0x5A
+			if err := firstError(bufs[0].Fill(p), bufs[1].Fill(p), RunUrejanje(pl, Float32, false, a, nil, bufs[0], bufs[1], scratch),
+				Synchronize("urejanje")); err != nil {
+				return err
+			}
+			k, vals := make([]uint32, n), make([]uint32, n)
+			if err := firstError(bufs[0].DownloadWords(k), bufs[1].DownloadWords(vals)); err != nil {
+				return err
+			}
+			if poison == 0 {
+				keys, values = k, vals
+				continue
+			}
+			for i := range k {
+				if k[i] != keys[i] || vals[i] != values[i] {
+					t.Fatalf("urejanje %s n=%d: slot %d follows the poison (unwritten)", v.Name, n, i)
+				}
+			}
+		}
+		in := make([]uint32, n)
+		for i, f := range ha {
+			in[i] = math.Float32bits(f)
+		}
+		if c := verify.CheckSort(in, keys, values, n, 1, verify.Float32, false); c.Bad != 0 {
+			t.Errorf("urejanje %s n=%d: %+v", v.Name, n, c)
+		}
+		return nil
+	}
+}

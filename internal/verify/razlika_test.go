@@ -1,0 +1,28 @@
+package verify
+
+import (
+	"math"
+	"testing"
+)
+
+func TestCheckDifferenceCatchesWrongUnwrittenAndNaN(t *testing.T) {
+	a := []float32{1, 2, float32(math.NaN()), 4, 5, float32(math.Inf(1))}
+	b := []float32{0.5, 1, 1, 4, 6, float32(math.Inf(1))}
+	c := make([]float32, len(a))
+	DifferenceCPU(a, b, c)
+	if got := CheckDifference(a, b, c); got.Mismatches != 0 || got.First != -1 {
+		t.Fatalf("correct output rejected: %+v", got)
+	}
+	c[1] = math.Nextafter32(c[1], 2) // one ulp off
+	c[4] = PoisonFloat
+	got := CheckDifference(a, b, c)
+	if got.Mismatches != 2 || got.Unwritten != 1 || got.First != 1 || got.MaxAbs == 0 {
+		t.Fatalf("want 2 mismatches (one unwritten) from index 1, got %+v", got)
+	}
+	c = make([]float32, len(a))
+	DifferenceCPU(a, b, c)
+	c[2] = 0 // NaN expected
+	if got := CheckDifference(a, b, c); got.Mismatches != 1 || got.First != 2 {
+		t.Fatalf("a lost NaN was not caught: %+v", got)
+	}
+}
