@@ -10,12 +10,16 @@
 //        gives a NaN (fminf would drop it). -0.0 counts as smaller than +0.0, so the result does
 //        not depend on the order of the operands.
 //   Max  identity -Inf or the type's lowest value; NaN propagates; +0.0 counts as larger than -0.0.
+//   ArgMin, ArgMax on KeyValue pairs (a value and its 64-bit index): NaN wins (the first NaN, by
+//        index); among equal values (-0.0 equals +0.0) the lowest index wins; identity: the
+//        Min/Max identity at the largest index.
 // Each is commutative and associative on the values it returns (for NaNs: which NaN's payload
 // comes back is unspecified), so any tree over them gives the same value.
 #pragma once
 #include <cuda/std/cmath>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
+#include <cstdint>
 
 namespace tc {
 
@@ -74,7 +78,55 @@ struct Max {
     }
 };
 
+// A value and its index, for ArgMin and ArgMax.
+template <typename V>
+struct KeyValue {
+    V value;
+    int64_t index;
+};
+
+// Whether a comes before b for argmin (Less) or argmax (!Less): NaN first, then the smaller
+// (larger) value, then the lower index.
+template <bool Less, typename V>
+__host__ __device__ __forceinline__ bool arg_before(const KeyValue<V> &a, const KeyValue<V> &b) {
+    const bool na = is_nan(a.value), nb = is_nan(b.value);
+    if (na || nb) return na && (!nb || a.index < b.index);
+    if (Less ? a.value < b.value : a.value > b.value) return true;
+    if (Less ? b.value < a.value : b.value > a.value) return false;
+    return a.index < b.index;
+}
+
+struct ArgMin {
+    template <typename T>
+    __host__ __device__ static constexpr T identity() {
+        return T{Min::identity<decltype(T::value)>(), INT64_MAX};
+    }
+    template <typename V>
+    __host__ __device__ __forceinline__ KeyValue<V> operator()(KeyValue<V> a, KeyValue<V> b) const {
+        return arg_before<true>(a, b) ? a : b;
+    }
+};
+
+struct ArgMax {
+    template <typename T>
+    __host__ __device__ static constexpr T identity() {
+        return T{Max::identity<decltype(T::value)>(), INT64_MAX};
+    }
+    template <typename V>
+    __host__ __device__ __forceinline__ KeyValue<V> operator()(KeyValue<V> a, KeyValue<V> b) const {
+        return arg_before<false>(a, b) ? a : b;
+    }
+};
+
 // ---- warp ---------------------------------------------------------------------------------
+
+// Shuffles of any value the primitives take: built-in types, and KeyValue pairs member by member.
+template <typename T>
+__device__ __forceinline__ T shfl_xor(T v, int offset) { return __shfl_xor_sync(kFullWarp, v, offset); }
+template <typename V>
+__device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
+    return {__shfl_xor_sync(kFullWarp, v.value, offset), __shfl_xor_sync(kFullWarp, v.index, offset)};
+}
 
 // The warp's reduction of v, in every lane (a butterfly of shuffles: the order of the
 // operations is fixed, so the result is the same from run to run).
@@ -82,7 +134,7 @@ struct Max {
 template <typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T v, Op op = Op()) {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(kFullWarp, v, offset));
+    for (int offset = 16; offset > 0; offset >>= 1) v = op(v, shfl_xor(v, offset));
     return v;
 }
 

@@ -1,0 +1,824 @@
+// redukcija: every reduction the course teaches, in its order. First the PyCUDA lecture (the
+// race, atomics, one block with static and dynamic shared memory, many blocks and a finishing
+// launch), then Harris's "Optimizing Parallel Reduction" (reduce0..reduce6 as cuda-samples
+// numbers them, and reduce7 with warp shuffles). Every kernel takes the operator as a template
+// parameter (the lecture's exercise: change min to max, then to sum); norm and dot are sums of
+// x^2 and a*b (the element map, chosen at run time). Beyond the lecture: best (one launch,
+// deterministic, every operator with argmin/argmax, norms that never overflow) and CUB.
+#include "common.cuh"
+#include "primitives.cuh"
+#include "tecaj/redukcija.h"
+#include <cmath>
+#include <cstring>
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+namespace {
+
+constexpr int kMaxThreads = 1024;
+constexpr unsigned kFull = 0xffffffffu;
+enum Map { IDENTITY, SQUARE, PRODUCT };
+
+// The element the reduction sees: a[i], a[i]^2 (norm) or a[i]*b[i] (dot), in the accumulator type.
+template <typename In, typename A>
+struct Source {
+    const In *a, *b;
+    Map map;
+    __device__ __forceinline__ A operator()(int64_t i) const {
+        const A x = A(a[i]);
+        if (map == SQUARE) return x * x;
+        if (map == PRODUCT) return x * A(b[i]);
+        return x;
+    }
+};
+
+template <typename A, typename Op>
+__device__ __forceinline__ A identity() {
+    return Op::template identity<A>();
+}
+
+// Dynamic shared memory as an array of A (one extern declaration serves every type).
+template <typename A>
+__device__ __forceinline__ A *dynamic_shared() {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    return reinterpret_cast<A *>(shared_bytes);
+}
+
+// ---- the PyCUDA lecture -------------------------------------------------------------------
+
+// race: the lecture's "does not work, why?". Every thread reads the one global result, combines
+// its element and writes it back: thousands of read-modify-writes of one word at once, so most
+// updates are lost (a data race). Kept as the counter-example: it runs, and its check says WRONG.
+template <typename In, typename A, typename Op>
+__global__ void reduce_race(Source<In, A> src, A *result, int64_t n) {
+    volatile A *r = result;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+        *r = Op()(A(*r), src(i));
+}
+
+// One atomic update: atomicAdd where the hardware has it, atomicMin/Max for int32, else a
+// compare-and-swap loop on the value's bits (floats' min and max).
+template <typename A, typename Op>
+__device__ __forceinline__ void atomic_combine(A *r, A v) {
+    if constexpr (cuda::std::is_same<Op, tc::Sum>::value && cuda::std::is_same<A, int64_t>::value) {
+        atomicAdd(reinterpret_cast<unsigned long long *>(r), static_cast<unsigned long long>(v));  // two's complement
+    } else if constexpr (cuda::std::is_same<Op, tc::Sum>::value) {
+        atomicAdd(r, v);
+    } else if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Min>::value) {
+        atomicMin(r, v);
+    } else if constexpr (cuda::std::is_same<A, int>::value) {
+        atomicMax(r, v);
+    } else {
+        using Bits = typename cuda::std::conditional<sizeof(A) == 4, unsigned, unsigned long long>::type;
+        Bits *address = reinterpret_cast<Bits *>(r);
+        Bits old = *address;
+        while (true) {
+            A current;
+            memcpy(&current, &old, sizeof(A));
+            const A next = Op()(current, v);
+            Bits next_bits;
+            memcpy(&next_bits, &next, sizeof(A));
+            if (next_bits == old) return;
+            const Bits seen = atomicCAS(address, old, next_bits);
+            if (seen == old) return;
+            old = seen;
+        }
+    }
+}
+
+// atomic: "works, but slowly, why?": every thread combines every element into the one result
+// atomically: correct, but all n updates serialise on one address.
+template <typename In, typename A, typename Op>
+__global__ void reduce_atomic(Source<In, A> src, A *result, int64_t n) {
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+        atomic_combine<A, Op>(result, src(i));
+}
+
+// Sets the result to the operator's identity before race and atomic.
+template <typename A, typename Op>
+__global__ void reduce_init(A *result) {
+    *result = identity<A, Op>();
+}
+
+// The halving loop of the lecture's find_min: the active half combines with the other half,
+// barrier, until one value remains in cache[0]. blockDim.x must be a power of two.
+template <typename A, typename Op>
+__device__ __forceinline__ void halving(A *cache) {
+    const int t = threadIdx.x;
+    __syncthreads();
+    for (int active = blockDim.x / 2; active > 0; active /= 2) {
+        if (t < active) cache[t] = Op()(cache[t], cache[t + active]);
+        __syncthreads();
+    }
+}
+
+// b1: one block, STATIC shared memory (sized for the largest block), one element a thread.
+// Domain: n <= threads.
+template <typename In, typename A, typename Op>
+__global__ void reduce_b1(Source<In, A> src, A *result, int64_t n) {
+    __shared__ A cache[kMaxThreads];
+    cache[threadIdx.x] = threadIdx.x < n ? src(threadIdx.x) : identity<A, Op>();
+    halving<A, Op>(cache);
+    if (threadIdx.x == 0) *result = cache[0];
+}
+
+// b1d: the same with DYNAMIC shared memory (extern __shared__, its size given at launch).
+template <typename In, typename A, typename Op>
+__global__ void reduce_b1d(Source<In, A> src, A *result, int64_t n) {
+    A *cache = dynamic_shared<A>();
+    cache[threadIdx.x] = threadIdx.x < n ? src(threadIdx.x) : identity<A, Op>();
+    halving<A, Op>(cache);
+    if (threadIdx.x == 0) *result = cache[0];
+}
+
+// bm: many blocks. Each thread first folds a grid-stride run of elements into a register (the
+// lecture's while (gix < dim)), the block halves in shared memory, each block writes its
+// partial; a second launch of the same kernel with one block finishes the partials ("two
+// kernels: one to saturate the hardware, one block to finish").
+template <typename In, typename A, typename Op>
+__global__ void reduce_bm(Source<In, A> src, A *out, int64_t n) {
+    A *cache = dynamic_shared<A>();
+    A v = identity<A, Op>();
+    for (int64_t gix = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; gix < n; gix += int64_t(gridDim.x) * blockDim.x)
+        v = Op()(v, src(gix));
+    cache[threadIdx.x] = v;
+    halving<A, Op>(cache);
+    if (threadIdx.x == 0) out[blockIdx.x] = cache[0];
+}
+
+// ---- Harris: one element a thread, each block's result to out[blockIdx.x], relaunched on the
+// partials until one value remains. Loads past n give the identity (the French lecture's
+// if (i < size)); blockDim.x is a power of two.
+
+// r0 (reduce0): interleaved addressing. tid % (2s) picks every (2s)-th thread: the active
+// threads are scattered over every warp, so warps diverge.
+template <typename In, typename A, typename Op>
+__global__ void reduce_r0(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    const unsigned tid = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
+    sdata[tid] = i < n ? src(i) : identity<A, Op>();
+    __syncthreads();
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {
+        if (tid % (2 * s) == 0) sdata[tid] = Op()(sdata[tid], sdata[tid + s]);
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+// r1 (reduce1): interleaved addressing with a strided index: index = 2*s*tid keeps the active
+// threads contiguous (no divergence), but their shared-memory accesses collide in banks.
+template <typename In, typename A, typename Op>
+__global__ void reduce_r1(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    const unsigned tid = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
+    sdata[tid] = i < n ? src(i) : identity<A, Op>();
+    __syncthreads();
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {
+        const unsigned index = 2 * s * tid;
+        if (index < blockDim.x) sdata[index] = Op()(sdata[index], sdata[index + s]);
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+// r2 (reduce2): sequential addressing: the stride halves from blockDim/2, threads tid < s add
+// tid + s: contiguous threads, conflict-free banks. Half the threads idle from the first step.
+template <typename A, typename Op>
+__device__ __forceinline__ void sequential_tree(A *sdata, unsigned stop) {
+    for (unsigned s = blockDim.x / 2; s > stop; s >>= 1) {
+        if (threadIdx.x < s) sdata[threadIdx.x] = Op()(sdata[threadIdx.x], sdata[threadIdx.x + s]);
+        __syncthreads();
+    }
+}
+template <typename In, typename A, typename Op>
+__global__ void reduce_r2(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    const unsigned tid = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
+    sdata[tid] = i < n ? src(i) : identity<A, Op>();
+    __syncthreads();
+    sequential_tree<A, Op>(sdata, 0);
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+// The first add during the load (r3..r5): each thread combines two elements a block apart, so
+// half the blocks cover n. i + blockDim.x is read only where it exists (cuda-samples reads past
+// the end there at n = 1).
+template <typename In, typename A, typename Op>
+__device__ __forceinline__ A first_add(const Source<In, A> &src, int64_t n) {
+    const int64_t i = int64_t(blockIdx.x) * (blockDim.x * 2) + threadIdx.x;
+    A v = i < n ? src(i) : identity<A, Op>();
+    if (i + blockDim.x < n) v = Op()(v, src(i + blockDim.x));
+    return v;
+}
+
+// r3 (reduce3): first add during the global load, then r2's tree: half the blocks.
+template <typename In, typename A, typename Op>
+__global__ void reduce_r3(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    sdata[threadIdx.x] = first_add<In, A, Op>(src, n);
+    __syncthreads();
+    sequential_tree<A, Op>(sdata, 0);
+    if (threadIdx.x == 0) out[blockIdx.x] = sdata[0];
+}
+
+// The last warp of r4..r6. The lecture unrolls it on volatile shared memory with no barrier,
+// "warp-synchronous": since Volta the threads of a warp are scheduled independently, so that is
+// a race. The lesson (the last 32 values need no block barrier) stays, made correct with
+// shuffles, which move the values and synchronise the lanes. Valid in thread 0.
+template <typename A, typename Op>
+__device__ __forceinline__ A last_warp(const A *sdata, unsigned block) {
+    A v = sdata[threadIdx.x];
+    if (block >= 64) v = Op()(v, sdata[threadIdx.x + 32]);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(kFull, v, offset));
+    return v;
+}
+
+// r4 (reduce4): r3 with the last warp unrolled: no barriers once 32 threads remain.
+template <typename In, typename A, typename Op>
+__global__ void reduce_r4(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    sdata[threadIdx.x] = first_add<In, A, Op>(src, n);
+    __syncthreads();
+    sequential_tree<A, Op>(sdata, 32);
+    if (threadIdx.x < 32) {
+        const A v = last_warp<A, Op>(sdata, blockDim.x);
+        if (threadIdx.x == 0) out[blockIdx.x] = v;
+    }
+}
+
+// r5 and r6's tree, completely unrolled: the block size is a template parameter, so every
+// comparison with it is decided at compile time and no loop remains.
+template <unsigned BLOCK, typename A, typename Op>
+__device__ __forceinline__ A unrolled_tree(A *sdata) {
+    const unsigned tid = threadIdx.x;
+    if (BLOCK >= 1024) { if (tid < 512) sdata[tid] = Op()(sdata[tid], sdata[tid + 512]); __syncthreads(); }
+    if (BLOCK >= 512) { if (tid < 256) sdata[tid] = Op()(sdata[tid], sdata[tid + 256]); __syncthreads(); }
+    if (BLOCK >= 256) { if (tid < 128) sdata[tid] = Op()(sdata[tid], sdata[tid + 128]); __syncthreads(); }
+    if (BLOCK >= 128) { if (tid < 64) sdata[tid] = Op()(sdata[tid], sdata[tid + 64]); __syncthreads(); }
+    return tid < 32 ? last_warp<A, Op>(sdata, BLOCK) : sdata[tid];
+}
+
+// r5 (reduce5): r4 completely unrolled for its block size.
+template <unsigned BLOCK, typename In, typename A, typename Op>
+__global__ void reduce_r5(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    sdata[threadIdx.x] = first_add<In, A, Op>(src, n);
+    __syncthreads();
+    const A v = unrolled_tree<BLOCK, A, Op>(sdata);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+// r6 (reduce6): many elements a thread: a grid of about one resident wave, each thread folds a
+// grid-stride run (two elements a block apart each step) before the unrolled tree. Brent's
+// theorem: p = n / log n threads do O(n) work in O(log n) steps (cost-optimal).
+template <unsigned BLOCK, typename In, typename A, typename Op>
+__global__ void reduce_r6(Source<In, A> src, A *out, int64_t n) {
+    A *sdata = dynamic_shared<A>();
+    const int64_t grid = int64_t(BLOCK) * 2 * gridDim.x;
+    A v = identity<A, Op>();
+    for (int64_t i = int64_t(blockIdx.x) * (BLOCK * 2) + threadIdx.x; i < n; i += grid) {
+        v = Op()(v, src(i));
+        if (i + BLOCK < n) v = Op()(v, src(i + BLOCK));
+    }
+    sdata[threadIdx.x] = v;
+    __syncthreads();
+    v = unrolled_tree<BLOCK, A, Op>(sdata);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+// r7 (reduce7): r6's loop, then warp shuffles instead of the shared-memory tree: each warp
+// reduces in registers, the warps' values meet in 32 words of shared memory, the first warp
+// reduces those. int32 min and max use the hardware's warp reduction (__reduce_min_sync, sm_80+).
+template <typename A, typename Op>
+__device__ __forceinline__ A warp_shuffle_reduce(A v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Min>::value)
+        return __reduce_min_sync(kFull, v);
+    if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Max>::value)
+        return __reduce_max_sync(kFull, v);
+#endif
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(kFull, v, offset));
+    return v;
+}
+template <typename In, typename A, typename Op>
+__global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
+    __shared__ A warps[32];
+    const int64_t grid = int64_t(blockDim.x) * 2 * gridDim.x;
+    A v = identity<A, Op>();
+    for (int64_t i = int64_t(blockIdx.x) * (blockDim.x * 2) + threadIdx.x; i < n; i += grid) {
+        v = Op()(v, src(i));
+        if (i + blockDim.x < n) v = Op()(v, src(i + blockDim.x));
+    }
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warp_shuffle_reduce<A, Op>(v);
+    if (lane == 0) warps[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = warp_shuffle_reduce<A, Op>(lane < blockDim.x / 32 ? warps[lane] : identity<A, Op>());
+        if (lane == 0) out[blockIdx.x] = v;
+    }
+}
+
+// ---- best ---------------------------------------------------------------------------------
+//
+// Beyond the lecture: one launch. A grid of at most one resident wave reads with 16-byte loads,
+// several in flight a thread; each block reduces with tc::block_reduce and stores its partial;
+// the last block to finish (a ticket) reduces the partials in a fixed order and resets the
+// ticket. No float atomics: the result is the same bits every run. Sums of float32 accumulate in
+// float32; norms and dots of float32 in float64, where no float32 square or product can overflow
+// (1e20^2) or underflow (1e-41^2), so every finite input gives the right answer. Arg operators
+// carry (value, index) pairs.
+
+template <typename T, typename A, typename Op>
+struct Element {  // element i as the accumulator sees it
+    __device__ __forceinline__ static A at(T x, T y, int64_t, Map map) {
+        const A v = A(x);
+        return map == SQUARE ? v * v : map == PRODUCT ? v * A(y) : v;
+    }
+};
+template <typename T, typename Op>
+struct Element<T, tc::KeyValue<T>, Op> {
+    __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
+};
+
+constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
+
+template <typename T, typename A, typename Op>
+__global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T *b, Map map, A *result, A *partials,
+                                                           unsigned *ticket, int64_t n) {
+    constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
+    struct alignas(16) Vec { T x[W]; };
+    __shared__ tc::BlockReduceStorage<A> storage;
+    __shared__ bool last_block;
+    const Op op{};
+    const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
+    A acc = identity<A, Op>();
+    int64_t done = 0;
+    const bool two = map == PRODUCT;
+    if (((reinterpret_cast<uintptr_t>(a) | (two ? reinterpret_cast<uintptr_t>(b) : 0)) & 15) == 0) {
+        const Vec *va = reinterpret_cast<const Vec *>(a), *vb = reinterpret_cast<const Vec *>(two ? b : a);
+        const int64_t vectors = n / W;
+        int64_t v = tid;
+        // kBestVectors loads in flight, consecutive threads on consecutive vectors
+        for (; v + (kBestVectors - 1) * threads < vectors; v += kBestVectors * threads) {
+            Vec x[kBestVectors], y[kBestVectors];
+#pragma unroll
+            for (int k = 0; k < kBestVectors; ++k) x[k] = va[v + k * threads];
+#pragma unroll
+            for (int k = 0; k < kBestVectors; ++k) {
+                if (two) y[k] = vb[v + k * threads];
+#pragma unroll
+                for (int e = 0; e < W; ++e)
+                    acc = op(acc, Element<T, A, Op>::at(x[k].x[e], two ? y[k].x[e] : T(0), (v + k * threads) * W + e, map));
+            }
+        }
+        for (; v < vectors; v += threads) {
+            const Vec x = va[v];
+            Vec y{};
+            if (two) y = vb[v];
+#pragma unroll
+            for (int e = 0; e < W; ++e) acc = op(acc, Element<T, A, Op>::at(x.x[e], y.x[e], v * W + e, map));
+        }
+        done = vectors * W;
+    }
+    for (int64_t i = done + tid; i < n; i += threads) acc = op(acc, Element<T, A, Op>::at(a[i], two ? b[i] : T(0), i, map));
+
+    const A block_total = tc::block_reduce<A, Op>(acc, storage, op);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = block_total;
+        __threadfence();  // the partial is visible device-wide before the ticket says so
+        last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    A v = identity<A, Op>();
+    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v = op(v, partials[k]);
+    __syncthreads();  // the storage's first use is over in every warp
+    v = tc::block_reduce<A, Op>(v, storage, op);
+    if (threadIdx.x == 0) {
+        *result = v;
+        *ticket = 0;
+    }
+}
+
+// ---- CUB, as a careful user calls it: DeviceReduce::Reduce over a transform iterator, with the
+// same operators (NaN-propagating min/max, +Inf as min's start: CUB's own Min returns FLT_MAX for
+// all +Inf, cub#662), the same accumulators (float64 for float32 norms and dots) and argmin as a
+// reduction of (value, index) pairs with the same tie and NaN rules.
+template <typename T, typename A, typename Op>
+struct CubElement {
+    const T *a, *b;
+    Map map;
+    __host__ __device__ A operator()(int64_t i) const {
+        if constexpr (cuda::std::is_same<A, tc::KeyValue<T>>::value) {
+            return A{a[i], i};
+        } else {
+            const A v = A(a[i]);
+            return map == SQUARE ? v * v : map == PRODUCT ? v * A(b[i]) : v;
+        }
+    }
+};
+
+template <typename T, typename A, typename Op>
+cudaError_t cub_reduce(void *temp, size_t &bytes, const T *a, const T *b, Map map, A *out, int64_t n, cudaStream_t s) {
+    auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), CubElement<T, A, Op>{a, b, map});
+    return cub::DeviceReduce::Reduce(temp, bytes, in, out, n, Op(), identity<A, Op>(), s);
+}
+
+// ---- variants -----------------------------------------------------------------------------
+
+enum { VRACE, VATOMIC, VB1, VB1D, VBM, VR0, VR1, VR2, VR3, VR4, VR5, VR6, VR7, VBEST, VCUB, VARIANTS };
+
+template <typename T>
+struct Tag {
+    using type = T;
+};
+
+Map map_of(tc_redukcija_op op) { return op == TC_RED_NORM ? SQUARE : op == TC_RED_DOT ? PRODUCT : IDENTITY; }
+bool is_arg(tc_redukcija_op op) { return op == TC_RED_ARGMIN || op == TC_RED_ARGMAX; }
+
+// Calls f(Tag<T>, Tag<A>, Op) for the type and operator. The lecture's accumulators: the input
+// type, int64 for int32 sums; best and cub also: float64 for float32 norms and dots, pairs for
+// arg operators.
+template <bool Beyond, typename F>
+tc_status dispatch(tc_redukcija_type type, tc_redukcija_op op, F &&f) {
+    const bool wide = Beyond && (op == TC_RED_NORM || op == TC_RED_DOT);
+    switch (type) {
+    case TC_RED_FLOAT32:
+        if constexpr (Beyond) {
+            if (op == TC_RED_ARGMIN) return f(Tag<float>{}, Tag<tc::KeyValue<float>>{}, tc::ArgMin{});
+            if (op == TC_RED_ARGMAX) return f(Tag<float>{}, Tag<tc::KeyValue<float>>{}, tc::ArgMax{});
+            if (wide) return f(Tag<float>{}, Tag<double>{}, tc::Sum{});
+        }
+        if (op == TC_RED_MIN) return f(Tag<float>{}, Tag<float>{}, tc::Min{});
+        if (op == TC_RED_MAX) return f(Tag<float>{}, Tag<float>{}, tc::Max{});
+        return f(Tag<float>{}, Tag<float>{}, tc::Sum{});
+    case TC_RED_FLOAT64:
+        if constexpr (Beyond) {
+            if (op == TC_RED_ARGMIN) return f(Tag<double>{}, Tag<tc::KeyValue<double>>{}, tc::ArgMin{});
+            if (op == TC_RED_ARGMAX) return f(Tag<double>{}, Tag<tc::KeyValue<double>>{}, tc::ArgMax{});
+        }
+        if (op == TC_RED_MIN) return f(Tag<double>{}, Tag<double>{}, tc::Min{});
+        if (op == TC_RED_MAX) return f(Tag<double>{}, Tag<double>{}, tc::Max{});
+        return f(Tag<double>{}, Tag<double>{}, tc::Sum{});
+    default:
+        if constexpr (Beyond) {
+            if (op == TC_RED_ARGMIN) return f(Tag<int>{}, Tag<tc::KeyValue<int>>{}, tc::ArgMin{});
+            if (op == TC_RED_ARGMAX) return f(Tag<int>{}, Tag<tc::KeyValue<int>>{}, tc::ArgMax{});
+        }
+        if (op == TC_RED_MIN) return f(Tag<int>{}, Tag<int>{}, tc::Min{});
+        if (op == TC_RED_MAX) return f(Tag<int>{}, Tag<int>{}, tc::Max{});
+        return f(Tag<int>{}, Tag<int64_t>{}, tc::Sum{});
+    }
+}
+
+// What a variant's accumulator is, for the host's decoding: 0 float, 1 double, 2 int64, 3 int32.
+int accumulator_of(int v, tc_redukcija_type type, tc_redukcija_op op) {
+    const bool beyond = v == VBEST || v == VCUB;
+    if (type == TC_RED_FLOAT64) return 1;
+    if (type == TC_RED_FLOAT32) return beyond && (op == TC_RED_NORM || op == TC_RED_DOT) ? 1 : 0;
+    return (op == TC_RED_MIN || op == TC_RED_MAX || is_arg(op)) ? 3 : 2;
+}
+size_t accumulator_bytes(int acc) { return acc == 0 || acc == 3 ? 4 : 8; }
+
+// The kernel lists: every instantiation a run can launch. First passes read the input type;
+// later passes read the partials (the same combinations, plus int64 sums).
+#define TC_RED_FIRST(F)                                                                                          \
+    F(float, float, tc::Sum, "f32,sum"), F(float, float, tc::Min, "f32,min"), F(float, float, tc::Max, "f32,max"), \
+        F(double, double, tc::Sum, "f64,sum"), F(double, double, tc::Min, "f64,min"),                             \
+        F(double, double, tc::Max, "f64,max"), F(int, int64_t, tc::Sum, "i32,sum"), F(int, int, tc::Min, "i32,min"), \
+        F(int, int, tc::Max, "i32,max")
+#define TC_RED_ALL(F) TC_RED_FIRST(F), F(int64_t, int64_t, tc::Sum, "i64,sum")
+#define TC_RED_INIT(In, A, Op, N) tc::kernel("reduce_init<" N ">", reduce_init<A, Op>)
+#define TC_K_RACE(In, A, Op, N) tc::kernel("reduce_race<" N ">", reduce_race<In, A, Op>)
+#define TC_K_ATOMIC(In, A, Op, N) tc::kernel("reduce_atomic<" N ">", reduce_atomic<In, A, Op>)
+#define TC_K_B1(In, A, Op, N) tc::kernel("reduce_b1<" N ">", reduce_b1<In, A, Op>)
+#define TC_K_B1D(In, A, Op, N) tc::kernel("reduce_b1d<" N ">", reduce_b1d<In, A, Op>)
+#define TC_K_BM(In, A, Op, N) tc::kernel("reduce_bm<" N ">", reduce_bm<In, A, Op>)
+#define TC_K_R0(In, A, Op, N) tc::kernel("reduce_r0<" N ">", reduce_r0<In, A, Op>)
+#define TC_K_R1(In, A, Op, N) tc::kernel("reduce_r1<" N ">", reduce_r1<In, A, Op>)
+#define TC_K_R2(In, A, Op, N) tc::kernel("reduce_r2<" N ">", reduce_r2<In, A, Op>)
+#define TC_K_R3(In, A, Op, N) tc::kernel("reduce_r3<" N ">", reduce_r3<In, A, Op>)
+#define TC_K_R4(In, A, Op, N) tc::kernel("reduce_r4<" N ">", reduce_r4<In, A, Op>)
+#define TC_K_R7(In, A, Op, N) tc::kernel("reduce_r7<" N ">", reduce_r7<In, A, Op>)
+#define TC_K_BLOCKS(K, In, A, Op, N)                                                                        \
+    tc::kernel(#K "<32," N ">", K<32, In, A, Op>), tc::kernel(#K "<64," N ">", K<64, In, A, Op>),           \
+        tc::kernel(#K "<128," N ">", K<128, In, A, Op>), tc::kernel(#K "<256," N ">", K<256, In, A, Op>), \
+        tc::kernel(#K "<512," N ">", K<512, In, A, Op>), tc::kernel(#K "<1024," N ">", K<1024, In, A, Op>)
+#define TC_K_R5(In, A, Op, N) TC_K_BLOCKS(reduce_r5, In, A, Op, N)
+#define TC_K_R6(In, A, Op, N) TC_K_BLOCKS(reduce_r6, In, A, Op, N)
+#define TC_K_BEST(T, A, Op, N) tc::kernel("reduce_best<" N ">", reduce_best<T, A, Op>)
+
+const tc_kernel krace[] = {TC_RED_FIRST(TC_RED_INIT), TC_RED_FIRST(TC_K_RACE)};
+const tc_kernel katomic[] = {TC_RED_FIRST(TC_RED_INIT), TC_RED_FIRST(TC_K_ATOMIC)};
+const tc_kernel kb1[] = {TC_RED_FIRST(TC_K_B1)};
+const tc_kernel kb1d[] = {TC_RED_FIRST(TC_K_B1D)};
+const tc_kernel kbm[] = {TC_RED_ALL(TC_K_BM)};
+const tc_kernel kr0[] = {TC_RED_ALL(TC_K_R0)};
+const tc_kernel kr1[] = {TC_RED_ALL(TC_K_R1)};
+const tc_kernel kr2[] = {TC_RED_ALL(TC_K_R2)};
+const tc_kernel kr3[] = {TC_RED_ALL(TC_K_R3)};
+const tc_kernel kr4[] = {TC_RED_ALL(TC_K_R4)};
+const tc_kernel kr5[] = {TC_RED_ALL(TC_K_R5)};
+const tc_kernel kr6[] = {TC_RED_ALL(TC_K_R6)};
+const tc_kernel kr7[] = {TC_RED_ALL(TC_K_R7)};
+const tc_kernel kbest[] = {
+    TC_K_BEST(float, float, tc::Sum, "f32,sum"), TC_K_BEST(float, double, tc::Sum, "f32,sum in f64"),
+    TC_K_BEST(float, float, tc::Min, "f32,min"), TC_K_BEST(float, float, tc::Max, "f32,max"),
+    TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMin, "f32,argmin"),
+    TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMax, "f32,argmax"), TC_K_BEST(double, double, tc::Sum, "f64,sum"),
+    TC_K_BEST(double, double, tc::Min, "f64,min"), TC_K_BEST(double, double, tc::Max, "f64,max"),
+    TC_K_BEST(double, tc::KeyValue<double>, tc::ArgMin, "f64,argmin"),
+    TC_K_BEST(double, tc::KeyValue<double>, tc::ArgMax, "f64,argmax"), TC_K_BEST(int, int64_t, tc::Sum, "i32,sum"),
+    TC_K_BEST(int, int, tc::Min, "i32,min"), TC_K_BEST(int, int, tc::Max, "i32,max"),
+    TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMin, "i32,argmin"), TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMax, "i32,argmax")};
+
+constexpr int kLecture = TC_POW2_THREADS;
+const char *const kAnyN = "any n; ops sum, min, max, mean, norm, dot (argmin/argmax: best, cub, cpu)";
+
+const tc_variant variants[VARIANTS] = {
+    {"race", "counter-example: every thread read-modify-writes one global result (a data race: updates are lost)",
+     "any n (it runs; its result is wrong: that is the lesson); not argmin/argmax", "a lower bound: read n elements",
+     TC_COUNTER_EXAMPLE, TC_KERNELS(krace)},
+    {"atomic", "every thread combines every element atomically into one result: right, but serialised",
+     "n <= 2^24 (every update waits on one address); not argmin/argmax", "read n elements", 0, TC_KERNELS(katomic)},
+    {"b1", "one block, static shared memory, the halving loop (find_min)",
+     "n <= threads (one block, one element a thread); threads a power of two; larger n: bm, r0..r7, best",
+     "read n elements", kLecture, TC_KERNELS(kb1)},
+    {"b1d", "as b1 with dynamic shared memory (extern __shared__, sized at launch)",
+     "n <= threads; threads a power of two; larger n: bm, r0..r7, best", "read n elements", kLecture, TC_KERNELS(kb1d)},
+    {"bm", "many blocks fold grid-stride runs into registers, halve in shared memory; a second launch with one block finishes",
+     kAnyN, "read n elements (+ the partials)", kLecture, TC_KERNELS(kbm)},
+    {"r0", "Harris 1: interleaved addressing, tid % (2s): divergent warps; relaunched on the partials",
+     kAnyN, "read n elements (+ the partials)", kLecture, TC_KERNELS(kr0)},
+    {"r1", "Harris 2: interleaved addressing, index = 2*s*tid: no divergence, bank conflicts", kAnyN,
+     "read n elements (+ the partials)", kLecture, TC_KERNELS(kr1)},
+    {"r2", "Harris 3: sequential addressing (stride halving): conflict-free, half the threads idle at once", kAnyN,
+     "read n elements (+ the partials)", kLecture, TC_KERNELS(kr2)},
+    {"r3", "Harris 4: first add during the global load: half the blocks", kAnyN, "read n elements (+ the partials)",
+     kLecture, TC_KERNELS(kr3)},
+    {"r4", "Harris 5: the last warp unrolled (shuffles: warp-synchronous volatile code is a race since Volta)", kAnyN,
+     "read n elements (+ the partials)", kLecture, TC_KERNELS(kr4)},
+    {"r5", "Harris 6: completely unrolled, the block size a template parameter", kAnyN,
+     "read n elements (+ the partials)", kLecture, TC_KERNELS(kr5)},
+    {"r6", "Harris 7: many elements a thread (grid-stride, cost-optimal), one resident wave", kAnyN,
+     "read n elements (+ the partials)", kLecture, TC_KERNELS(kr6)},
+    {"r7", "warp shuffles instead of the shared-memory tree (__reduce_min/max_sync for int32)", kAnyN,
+     "read n elements (+ the partials)", 0, TC_KERNELS(kr7)},
+    {"best", "one launch: 16-byte loads, 4 in flight, block_reduce, fixed-order combine (deterministic); norm/dot of float32 in float64",
+     "any n, every op", "read n elements (dot: 2n)", TC_OWN_GRID, TC_KERNELS(kbest)},
+    {"cub", "baseline: cub::DeviceReduce::Reduce with the same operators and accumulators", "any n, every op",
+     "read n elements (dot: 2n)", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
+};
+
+const tc_program program = {"redukcija", "elements", variants, VARIANTS};
+
+// The grid of one pass over count items: one item a thread (b1, r0..r2), two (r3..r5), or a
+// resident wave of grid-stride runs (bm's first launch, r6, r7); bm's second launch is one block.
+int64_t pass_blocks(int v, int64_t count, int threads, int pass, const tc_device &dev) {
+    switch (v) {
+    case VB1: case VB1D: return 1;
+    case VBM: return pass == 0 ? tc::wave_blocks(dev, threads, count) : 1;
+    case VR0: case VR1: case VR2: return tc::ceil_div(count, threads);
+    case VR3: case VR4: case VR5: return tc::ceil_div(count, 2 * int64_t(threads));
+    default: return tc::wave_blocks(dev, threads, count, 2);  // r6, r7
+    }
+}
+
+size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
+
+// The lecture's multi-pass driver and its count: pass 0 reads the input, later passes the
+// partials (ping-pong between two halves of the scratch), the last pass writes the result.
+template <typename In, typename A, typename Op>
+struct Pass {
+    int v, threads;
+    cudaStream_t s;
+    tc_status launch(Source<In, A> src, A *out, int64_t count, int64_t blocks) const {
+        const unsigned g = unsigned(blocks), t = unsigned(threads);
+        const size_t smem = sizeof(A) * size_t(threads);
+        switch (v) {
+        case VB1: reduce_b1<In, A, Op><<<1, t, 0, s>>>(src, out, count); break;
+        case VB1D: reduce_b1d<In, A, Op><<<1, t, smem, s>>>(src, out, count); break;
+        case VBM: reduce_bm<In, A, Op><<<g, t, smem, s>>>(src, out, count); break;
+        case VR0: reduce_r0<In, A, Op><<<g, t, smem, s>>>(src, out, count); break;
+        case VR1: reduce_r1<In, A, Op><<<g, t, smem, s>>>(src, out, count); break;
+        case VR2: reduce_r2<In, A, Op><<<g, t, smem, s>>>(src, out, count); break;
+        case VR3: reduce_r3<In, A, Op><<<g, t, smem, s>>>(src, out, count); break;
+        case VR4: reduce_r4<In, A, Op><<<g, t, smem, s>>>(src, out, count); break;
+        case VR7: reduce_r7<In, A, Op><<<g, t, 0, s>>>(src, out, count); break;
+        case VR5: case VR6:
+            switch (threads) {
+#define TC_RED_SIZED(B)                                                                                     \
+    case B:                                                                                                 \
+        if (v == VR5) reduce_r5<B, In, A, Op><<<g, t, smem, s>>>(src, out, count);                          \
+        else reduce_r6<B, In, A, Op><<<g, t, smem, s>>>(src, out, count);                                   \
+        break;
+                TC_RED_SIZED(32) TC_RED_SIZED(64) TC_RED_SIZED(128) TC_RED_SIZED(256) TC_RED_SIZED(512)
+                TC_RED_SIZED(1024)
+#undef TC_RED_SIZED
+            default: return TC_BAD_ARGUMENT;
+            }
+            break;
+        default: return TC_BAD_ARGUMENT;
+        }
+        TC_LAUNCHED();
+        return TC_OK;
+    }
+};
+
+template <typename T, typename A, typename Op>
+tc_status lecture_run(const tc_redukcija_plan &p, const T *a, const T *b, A *out, void *scratch, const tc_device &dev,
+                      cudaStream_t s) {
+    const int v = p.launch.variant, t = p.launch.threads;
+    const Source<T, A> src{a, b, map_of(p.op)};
+    if (v == VRACE || v == VATOMIC) {
+        reduce_init<A, Op><<<1, 1, 0, s>>>(out);
+        TC_LAUNCHED();
+        if (v == VRACE) reduce_race<T, A, Op><<<p.launch.blocks, t, 0, s>>>(src, out, p.launch.n);
+        else reduce_atomic<T, A, Op><<<p.launch.blocks, t, 0, s>>>(src, out, p.launch.n);
+        TC_LAUNCHED();
+        return TC_OK;
+    }
+    int64_t count = p.launch.n, blocks = p.launch.blocks;
+    const size_t half = align256(sizeof(A) * size_t(blocks));
+    A *ping = static_cast<A *>(scratch), *pong = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + half);
+    TC_TRY_STATUS((Pass<T, A, Op>{v, t, s}.launch(src, blocks == 1 ? out : ping, count, blocks)));
+    for (int pass = 1; blocks > 1; ++pass) {
+        count = blocks;
+        blocks = pass_blocks(v, count, t, pass, dev);
+        A *dst = blocks == 1 ? out : pong;
+        TC_TRY_STATUS((Pass<A, A, Op>{v, t, s}.launch(Source<A, A>{ping, nullptr, IDENTITY}, dst, count, blocks)));
+        A *swap = ping;
+        ping = pong;
+        pong = swap;
+    }
+    return TC_OK;
+}
+
+// best's grid: a resident wave at most, and no more blocks than give each thread
+// kBestVectors 16-byte loads (small n: fewer partials for the last block).
+int best_blocks(const tc_device &dev, int64_t n, size_t element) {
+    return tc::wave_blocks(dev, kBestThreads, n, int64_t(kBestVectors) * int64_t(16 / element));
+}
+
+}  // namespace
+
+extern "C" const tc_program *tc_redukcija_program(void) { return &program; }
+
+extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const tc_device *dev, tc_redukcija_plan *out) {
+    if (!r) return TC_BAD_ARGUMENT;
+    const int v = r->base.variant;
+    TC_TRY_STATUS(tc::begin_plan(program, r, dev, v == VBEST ? kBestThreads : 256, out));
+    if (r->op < TC_RED_SUM || r->op > TC_RED_ARGMAX || r->type < TC_RED_FLOAT32 || r->type > TC_RED_INT32)
+        return TC_BAD_ARGUMENT;
+    tc_launch &p = out->launch;
+    out->op = r->op;
+    out->type = r->type;
+    out->accumulator = accumulator_of(v, r->type, r->op);
+    const int64_t n = p.n;
+    const size_t element = r->type == TC_RED_FLOAT64 ? 8 : 4, acc = accumulator_bytes(out->accumulator);
+    const int threads = p.threads, tree = tc::ceil_log2(threads);
+    p.out_count = 1;
+    p.bytes_moved = double(element) * double(n) * (r->op == TC_RED_DOT ? 2 : 1);
+    if (is_arg(r->op) && v != VBEST && v != VCUB) return TC_OUTSIDE_DOMAIN;
+    out->passes = 1;
+    switch (v) {
+    case VRACE: case VATOMIC:
+        if (v == VATOMIC && n > (int64_t(1) << 24)) return TC_OUTSIDE_DOMAIN;
+        if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
+        p.launches = 2;  // the identity, then the race
+        out->depth = n;  // one running value takes every element, in any order
+        return TC_OK;
+    case VBEST: {
+        p.threads = kBestThreads;
+        p.blocks = best_blocks(*dev, n, element);
+        const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
+        p.scratch_bytes = 256 + align256(sizeof(double) * 2 * size_t(p.blocks));  // ticket, partials (<= 16 bytes)
+        out->depth = per_thread + tree + tc::ceil_div(p.blocks, kBestThreads) + tree;
+        return TC_OK;
+    }
+    case VCUB: {
+        p.threads = p.blocks = p.launches = 0;  // CUB's own
+        size_t bytes = 0;
+        const tc_status st = dispatch<true>(r->type, r->op, [&](auto t, auto a, auto op) -> tc_status {
+            using T = typename decltype(t)::type;
+            using A = typename decltype(a)::type;
+            TC_TRY((cub_reduce<T, A, decltype(op)>(nullptr, bytes, nullptr, nullptr, IDENTITY, nullptr, n, nullptr)));
+            return TC_OK;
+        });
+        TC_TRY_STATUS(st);
+        p.scratch_bytes = bytes;
+        // CUB's even-share reduce: assume no more than n/(multiprocessors*128) items a thread, then
+        // trees over the threads and tiles (64 levels is generous)
+        out->depth = tc::ceil_div(n, int64_t(dev->multiprocessors) * 128) + 64;
+        return TC_OK;
+    }
+    default: break;
+    }
+    // the lecture's passes: count the launches, size the ping-pong partials, sum the depths
+    if ((v == VB1 || v == VB1D) && n > threads) return TC_OUTSIDE_DOMAIN;
+    if (p.blocks != 0 && v != VBM && v != VR6 && v != VR7) return TC_OUTSIDE_DOMAIN;  // their grid covers n
+    int64_t count = n, blocks = p.blocks != 0 ? p.blocks : pass_blocks(v, n, threads, 0, *dev);
+    if (blocks > dev->max_grid_x) return TC_OUTSIDE_DOMAIN;
+    p.blocks = int(blocks);
+    p.scratch_bytes = blocks > 1 ? 2 * align256(acc * size_t(blocks)) : 0;
+    const int per_load = v >= VR3 && v <= VR7 ? 2 : 1;
+    out->depth = 0;
+    int launches = 0;
+    for (int pass = 0;; ++pass) {
+        ++launches;
+        out->depth += tc::ceil_div(count, blocks * threads * per_load) * per_load + tree;
+        if (blocks == 1) break;
+        count = blocks;
+        blocks = pass_blocks(v, count, threads, pass + 1, *dev);
+        p.bytes_moved += double(acc) * double(count);
+    }
+    p.launches = out->passes = launches;
+    return TC_OK;
+}
+
+extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a, const void *b, void *out,
+                                      void *scratch, cudaStream_t s) {
+    if (!p || !a || !out || (p->op == TC_RED_DOT && !b) || (p->launch.scratch_bytes > 0 && !scratch))
+        return TC_BAD_ARGUMENT;
+    const int v = p->launch.variant;
+    if (v < 0 || v >= VARIANTS || p->launch.n < 1) return TC_BAD_ARGUMENT;
+    const Map map = map_of(p->op);
+    // every variant writes its accumulator (arg operators: a KeyValue, the index at byte 8) to out
+    if (v == VCUB) {
+        return dispatch<true>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {
+            using T = typename decltype(t)::type;
+            using A = typename decltype(acc)::type;
+            size_t bytes = p->launch.scratch_bytes;
+            TC_TRY((cub_reduce<T, A, decltype(op)>(scratch, bytes, static_cast<const T *>(a), static_cast<const T *>(b),
+                                                   map, static_cast<A *>(out), p->launch.n, s)));
+            return TC_OK;
+        });
+    }
+    if (v == VBEST) {
+        return dispatch<true>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {
+            using T = typename decltype(t)::type;
+            using A = typename decltype(acc)::type;
+            unsigned *ticket = static_cast<unsigned *>(scratch);
+            A *partials = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + 256);
+            reduce_best<T, A, decltype(op)><<<p->launch.blocks, kBestThreads, 0, s>>>(
+                static_cast<const T *>(a), static_cast<const T *>(b), map, static_cast<A *>(out), partials, ticket,
+                p->launch.n);
+            TC_LAUNCHED();
+            return TC_OK;
+        });
+    }
+    tc_device dev{};
+    TC_TRY_STATUS(tc_device_describe(&dev));  // later passes size their grids as the plan did
+    return dispatch<false>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {
+        using T = typename decltype(t)::type;
+        using A = typename decltype(acc)::type;
+        return lecture_run<T, A, decltype(op)>(*p, static_cast<const T *>(a), static_cast<const T *>(b),
+                                               static_cast<A *>(out), scratch, dev, s);
+    });
+}
+
+extern "C" tc_status tc_redukcija_finish(const tc_redukcija_plan *p, const void *host, tc_redukcija_result *r) {
+    if (!p || !host || !r) return TC_BAD_ARGUMENT;
+    const unsigned char *bytes = static_cast<const unsigned char *>(host);
+    r->index = -1;
+    r->exact = 0;
+    const bool arg = is_arg(p->op);
+    switch (p->accumulator) {
+    case 0: { float f; std::memcpy(&f, bytes, 4); r->value = f; break; }
+    case 1: { double d; std::memcpy(&d, bytes, 8); r->value = d; break; }
+    case 2: { int64_t i; std::memcpy(&i, bytes, 8); r->exact = i; r->value = double(i); break; }
+    default: { int32_t i; std::memcpy(&i, bytes, 4); r->exact = i; r->value = double(i); break; }
+    }
+    if (arg) {
+        // a KeyValue<T>: the value at offset 0 in T, the index at offset 8
+        if (p->type == TC_RED_FLOAT32) { float f; std::memcpy(&f, bytes, 4); r->value = f; }
+        else if (p->type == TC_RED_FLOAT64) { double d; std::memcpy(&d, bytes, 8); r->value = d; }
+        else { int32_t i; std::memcpy(&i, bytes, 4); r->value = i; r->exact = i; }
+        std::memcpy(&r->index, bytes + 8, 8);
+    }
+    if (p->op == TC_RED_MEAN) r->value /= double(p->launch.n);
+    if (p->op == TC_RED_NORM) r->value = std::sqrt(r->value);
+    return TC_OK;
+}
+
+// The bound, for finite inputs: a sum in which no element passes through more than h additions
+// in a format with unit roundoff u has |error| <= gamma(h) * sum |x_i|, gamma(h) = h*u/(1-h*u)
+// (Higham, Accuracy and Stability, 4.2). A square or product in the accumulator's format adds
+// one rounding (none where float32 values are multiplied in float64: exact). Exact results
+// (integers, min, max, arg) have bound 0.
+extern "C" double tc_redukcija_tolerance(const tc_redukcija_plan *p, double sum_abs) {
+    if (!p) return NAN;
+    if (p->op == TC_RED_MIN || p->op == TC_RED_MAX || is_arg(p->op) || p->type == TC_RED_INT32) return 0;
+    const double u = p->accumulator == 0 ? 0x1p-24 : 0x1p-53;
+    const bool exact_products = p->type == TC_RED_FLOAT32 && p->accumulator == 1;
+    const double h = double(p->depth) + (p->op == TC_RED_NORM || p->op == TC_RED_DOT ? (exact_products ? 0 : 1) : 0);
+    return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * sum_abs;
+}

@@ -1,0 +1,328 @@
+// redukcija on the GPU: every variant x operator x type at sizes that are multiples of nothing
+// and every block size, against a reference in long double (Neumaier's compensated sum) within
+// the derived bound (tc_redukcija_tolerance), exactly where the result must be exact (integers,
+// min, max, arg, small-integer floats); NaN at the first, middle and last index; all +Inf; all
+// -0.0; ties; magnitudes whose squares overflow or underflow float32; determinism.
+#include "util.h"
+#include "tecaj/redukcija.h"
+#include <algorithm>
+#include <limits>
+
+using namespace tctest;
+
+namespace {
+
+const tc_program *const kProgram = tc_redukcija_program();
+const bool registered = register_program(kProgram);
+
+int find(const char *name) { return tc_variant_find(kProgram, name); }
+const char *name_of(int v) { return tc_variant_at(kProgram, v)->name; }
+const char *const kOps[] = {"sum", "min", "max", "mean", "norm", "dot", "argmin", "argmax"};
+const char *const kTypes[] = {"float32", "float64", "int32"};
+
+// Input vectors held as doubles (every float32 and int32 is exact in a double) and uploaded in
+// the request's type.
+struct Input {
+    tc_redukcija_type type;
+    std::vector<double> a, b;
+};
+
+Input random_input(tc_redukcija_type type, int64_t n, uint64_t seed, bool small_integers = false) {
+    std::mt19937_64 rng(seed);
+    Input in{type, std::vector<double>(n), std::vector<double>(n)};
+    for (auto *v : {&in.a, &in.b})
+        for (auto &x : *v) {
+            if (type == TC_RED_INT32) x = double(int(rng() % 2001) - 1000);
+            else if (small_integers) x = double(int(rng() % 5) - 2);
+            else if (type == TC_RED_FLOAT32) x = double(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng));
+            else x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+        }
+    return in;
+}
+
+std::vector<unsigned char> bytes_of(const std::vector<double> &v, tc_redukcija_type type) {
+    const size_t size = type == TC_RED_FLOAT64 ? 8 : 4;
+    std::vector<unsigned char> out(v.size() * size + 16);
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (type == TC_RED_FLOAT32) { const float f = float(v[i]); std::memcpy(&out[4 * i], &f, 4); }
+        else if (type == TC_RED_FLOAT64) std::memcpy(&out[8 * i], &v[i], 8);
+        else { const int32_t x = int32_t(v[i]); std::memcpy(&out[4 * i], &x, 4); }
+    }
+    return out;
+}
+
+struct Reference {
+    long double sum = 0;   // sum of the mapped elements
+    double sum_abs = 0;    // sum of their magnitudes (the bound's scale)
+    int64_t exact = 0;     // integers: the wrapped int64 sum
+    double extreme = 0;    // min or max (NaN propagates)
+    int64_t index = -1;    // argmin/argmax
+};
+
+Reference reference(const Input &in, tc_redukcija_op op) {
+    Reference r;
+    long double c = 0;  // Neumaier's compensation
+    const bool less = op == TC_RED_MIN || op == TC_RED_ARGMIN;
+    r.extreme = less ? INFINITY : -INFINITY;
+    const int64_t n = int64_t(in.a.size());
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = in.a[i];
+        const long double m = op == TC_RED_NORM ? (long double)x * x : op == TC_RED_DOT ? (long double)x * in.b[i] : x;
+        if (in.type == TC_RED_INT32)
+            r.exact = int64_t(uint64_t(r.exact) + uint64_t(op == TC_RED_NORM ? int64_t(x) * int64_t(x)
+                                                          : op == TC_RED_DOT ? int64_t(x) * int64_t(in.b[i])
+                                                                             : int64_t(x)));
+        const long double t = r.sum + m;
+        c += std::fabs(r.sum) >= std::fabs(m) ? (r.sum - t) + m : (m - t) + r.sum;
+        r.sum = t;
+        r.sum_abs += double(std::fabs(m));
+        // min/max and their index: the first NaN wins, else the smaller (larger) value, the first on ties
+        if (r.index < 0 || (!std::isnan(r.extreme) && (std::isnan(x) || (less ? x < r.extreme : x > r.extreme)))) {
+            r.index = i;
+            r.extreme = x;
+        }
+    }
+    r.sum += c;
+    return r;
+}
+
+struct Outcome {
+    bool refused = false;
+    tc_redukcija_plan plan{};
+    tc_redukcija_result result{};
+};
+
+Outcome run(int v, const Input &in, tc_redukcija_op op, int threads, int blocks = 0) {
+    Outcome r;
+    const int64_t n = int64_t(in.a.size());
+    const tc_device d = device();
+    const tc_redukcija_request req{{v, n, threads, blocks}, op, in.type};
+    const tc_status st = tc_redukcija_make_plan(&req, &d, &r.plan);
+    if (st == TC_OUTSIDE_DOMAIN) {
+        r.refused = true;
+        return r;
+    }
+    EXPECT_EQ(TC_OK, st) << tc_status_name(st);
+    const auto a = bytes_of(in.a, in.type), b = bytes_of(in.b, in.type);
+    DeviceBuffer<unsigned char> da(a.size()), db(b.size()), out(TC_REDUKCIJA_OUT_BYTES), scratch(r.plan.launch.scratch_bytes);
+    da.upload(std::vector<unsigned char>(a));
+    db.upload(std::vector<unsigned char>(b));
+    out.upload(std::vector<unsigned char>(TC_REDUKCIJA_OUT_BYTES, 0xA5));  // poison: a NaN, an odd integer
+    EXPECT_EQ(TC_OK, tc_redukcija_run(&r.plan, da.ptr, db.ptr, out.ptr, scratch.ptr, nullptr));
+    EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    const auto host = out.download(TC_REDUKCIJA_OUT_BYTES);
+    EXPECT_EQ(TC_OK, tc_redukcija_finish(&r.plan, host.data(), &r.result));
+    return r;
+}
+
+std::string describe(int v, tc_redukcija_op op, tc_redukcija_type type, int64_t n, int threads) {
+    return std::string(name_of(v)) + " " + kOps[op] + " " + kTypes[type] + " n=" + std::to_string(n) +
+           " threads=" + std::to_string(threads);
+}
+
+// Checks one run against the reference: exact where it must be, within the bound elsewhere.
+void check(int v, const Input &in, tc_redukcija_op op, int threads, int blocks = 0) {
+    const Outcome r = run(v, in, op, threads, blocks);
+    if (r.refused || (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE)) return;
+    const int64_t n = int64_t(in.a.size());
+    const Reference ref = reference(in, op);
+    const std::string what = describe(v, op, in.type, n, threads);
+    const double got = r.result.value;
+    switch (op) {
+    case TC_RED_MIN: case TC_RED_MAX:
+        if (std::isnan(ref.extreme)) EXPECT_TRUE(std::isnan(got)) << what;
+        else EXPECT_EQ(got, ref.extreme) << what;
+        return;
+    case TC_RED_ARGMIN: case TC_RED_ARGMAX:
+        EXPECT_EQ(r.result.index, ref.index) << what;
+        return;
+    default: break;
+    }
+    if (in.type == TC_RED_INT32) {
+        EXPECT_EQ(r.result.exact, ref.exact) << what;
+        return;
+    }
+    const double tol = tc_redukcija_tolerance(&r.plan, ref.sum_abs) + 0x1p-60 * ref.sum_abs;
+    const double sum = double(ref.sum);
+    if (op == TC_RED_MEAN) EXPECT_LE(std::fabs(got * double(n) - sum), tol + 0x1p-50 * std::fabs(sum)) << what;
+    else if (op == TC_RED_NORM) EXPECT_LE(std::fabs(got * got - sum), tol + 0x1p-50 * sum) << what;
+    else EXPECT_LE(std::fabs(got - sum), tol) << what << " got " << got << " want " << sum << " tolerance " << tol;
+}
+
+std::vector<int64_t> reduction_sizes() { return up_to_max_n({1, 2, 31, 33, 1023, 1025, 65537, (1 << 20) + 3}); }
+
+}  // namespace
+
+TEST(Redukcija, EveryVariantOperatorTypeAndSize) {
+    REQUIRE_GPU();
+    uint64_t seed = 1;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (int type = 0; type < 3; ++type)
+            for (int op = 0; op < 8; ++op)
+                for (int64_t n : reduction_sizes())
+                    for (int threads : {32, 256, 1024}) {
+                        if (threads != 256 && n > 70000) continue;  // every block size at the small sizes
+                        check(v, random_input(tc_redukcija_type(type), n, ++seed), tc_redukcija_op(op), threads);
+                    }
+}
+
+TEST(Redukcija, EveryVariantExactOnSmallIntegers) {
+    REQUIRE_GPU();
+    // floats in {-2..2}: every partial sum of fewer than 2^21 of them is an integer below 2^24,
+    // exact in any order, so a dropped or doubled element cannot hide in the bound
+    uint64_t seed = 900;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64})
+            for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_DOT, TC_RED_NORM})
+                for (int64_t n : up_to_max_n({1, 33, 1025, 65537, 1 << 20})) {
+                    const Input in = random_input(tc_redukcija_type(type), n, ++seed, true);
+                    const Outcome r = run(v, in, op, 128);
+                    if (r.refused || (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE)) continue;
+                    const double want = double(reference(in, op).sum);
+                    EXPECT_EQ(op == TC_RED_NORM ? r.result.value * r.result.value : r.result.value, want)
+                        << describe(v, op, tc_redukcija_type(type), n, 128);
+                }
+}
+
+TEST(Redukcija, NanInfAndSignedZeros) {
+    REQUIRE_GPU();
+    const int64_t n = 5000;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v) {
+        if (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE) continue;
+        for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64})
+            for (int64_t at : {int64_t(0), n / 2, n - 1}) {
+                Input in = random_input(tc_redukcija_type(type), n, uint64_t(at + 7));
+                in.a[at] = NAN;
+                if (at != 0) in.a[at / 2] = NAN;  // two NaNs: argmin/argmax take the first
+                for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_MIN, TC_RED_MAX, TC_RED_ARGMIN, TC_RED_ARGMAX}) {
+                    const Outcome r = run(v, in, op, 256);
+                    if (r.refused) continue;
+                    const std::string what = describe(v, op, tc_redukcija_type(type), n, 256) + " NaN at " + std::to_string(at);
+                    if (op == TC_RED_ARGMIN || op == TC_RED_ARGMAX) EXPECT_EQ(r.result.index, at == 0 ? 0 : at / 2) << what;
+                    else EXPECT_TRUE(std::isnan(r.result.value)) << what;
+                }
+            }
+        for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64}) {
+            const std::string what = std::string(name_of(v)) + " " + kTypes[type];
+            Input inf{tc_redukcija_type(type), std::vector<double>(1025, INFINITY), std::vector<double>(1025, 1.0)};
+            Outcome r = run(v, inf, TC_RED_MIN, 256);
+            if (!r.refused) EXPECT_EQ(r.result.value, INFINITY) << what << ": min of all +Inf";
+            Input zeros{tc_redukcija_type(type), std::vector<double>(1025, -0.0), std::vector<double>(1025, 1.0)};
+            r = run(v, zeros, TC_RED_SUM, 256);
+            if (!r.refused) EXPECT_TRUE(r.result.value == 0 && std::signbit(r.result.value)) << what << ": sum of -0.0";
+            // ties: the lowest index; -0.0 equals +0.0
+            Input ties{tc_redukcija_type(type), std::vector<double>(3000, 5.0), {}};
+            ties.a[700] = ties.a[2000] = -3.0;
+            ties.a[100] = ties.a[2500] = 9.0;
+            for (tc_redukcija_op op : {TC_RED_ARGMIN, TC_RED_ARGMAX}) {
+                r = run(v, ties, op, 256);
+                if (!r.refused) EXPECT_EQ(r.result.index, op == TC_RED_ARGMIN ? 700 : 100) << what << " ties";
+            }
+            ties.a.assign(3000, 0.0);
+            ties.a[10] = -0.0;
+            r = run(v, ties, TC_RED_ARGMIN, 256);
+            if (!r.refused) EXPECT_EQ(r.result.index, 0) << what << " -0.0 equals +0.0";
+        }
+    }
+}
+
+// Magnitudes whose squares overflow (1e20) or underflow (1e-41, a denormal) float32: best and
+// cub accumulate float32 norms and dots in float64 and must get them right.
+TEST(Redukcija, NormAndDotOfExtremeMagnitudes) {
+    REQUIRE_GPU();
+    for (int v : {find("best"), find("cub")})
+        for (double scale : {1e20, 1e-41})
+            for (tc_redukcija_op op : {TC_RED_NORM, TC_RED_DOT})
+                for (int64_t n : {int64_t(1), int64_t(1000), int64_t(1) << 20}) {
+                    Input in = random_input(TC_RED_FLOAT32, n, uint64_t(n + op));
+                    for (auto *vec : {&in.a, &in.b})
+                        for (auto &x : *vec) x = double(float(x * scale));
+                    const Outcome r = run(v, in, op, 256);
+                    const Reference ref = reference(in, op);
+                    const double want = op == TC_RED_NORM ? std::sqrt(double(ref.sum)) : double(ref.sum);
+                    const double tol = tc_redukcija_tolerance(&r.plan, ref.sum_abs) + 0x1p-50 * ref.sum_abs;
+                    const std::string what = describe(v, op, TC_RED_FLOAT32, n, 256) + " scale " + std::to_string(scale);
+                    EXPECT_TRUE(std::isfinite(r.result.value) && r.result.value != 0) << what << ": " << r.result.value;
+                    if (op == TC_RED_NORM) EXPECT_LE(std::fabs(r.result.value * r.result.value - double(ref.sum)), tol) << what;
+                    else EXPECT_LE(std::fabs(r.result.value - want), tol) << what;
+                }
+}
+
+TEST(Redukcija, Int32SumsPastTwoToThe31) {
+    REQUIRE_GPU();
+    const int64_t n = 4099;
+    Input in{TC_RED_INT32, std::vector<double>(n, 2147483000.0), std::vector<double>(n, -2147483000.0)};
+    in.a[7] = -2147483648.0;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_DOT, TC_RED_MIN, TC_RED_MAX, TC_RED_MEAN}) check(v, in, op, 256);
+}
+
+TEST(Redukcija, BestIsBitIdenticalAndLeavesScratchReset) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    for (int64_t n : up_to_max_n({int64_t(1) << 26, 100003})) {
+        const Input in = random_input(TC_RED_FLOAT32, n, 77);
+        const auto a = bytes_of(in.a, TC_RED_FLOAT32);
+        const tc_device d = device();
+        for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_NORM, TC_RED_ARGMAX}) {
+            tc_redukcija_plan p;
+            const tc_redukcija_request req{{best, n, 0, 0}, op, TC_RED_FLOAT32};
+            ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &p));
+            DeviceBuffer<unsigned char> da(a.size()), out(16), scratch(p.launch.scratch_bytes);
+            da.upload(a);
+            std::vector<unsigned char> first;
+            for (int rep = 0; rep < 20; ++rep) {
+                ASSERT_EQ(TC_OK, tc_redukcija_run(&p, da.ptr, da.ptr, out.ptr, scratch.ptr, nullptr));
+                const auto got = out.download(16);
+                if (rep == 0) first = got;
+                ASSERT_EQ(std::memcmp(got.data(), first.data(), op == TC_RED_ARGMAX ? 16 : 8), 0) << kOps[op] << " rep " << rep;
+            }
+            EXPECT_EQ(scratch.download(4), std::vector<unsigned char>(4, 0)) << "ticket not reset";
+        }
+    }
+}
+
+TEST(Redukcija, DomainsWithoutGPU) {
+    const tc_device d = fake_device();
+    tc_redukcija_plan p;
+    const auto plan = [&](const char *v, int64_t n, tc_redukcija_op op, int threads = 256, int blocks = 0) {
+        const tc_redukcija_request r{{find(v), n, threads, blocks}, op, TC_RED_FLOAT32};
+        return tc_redukcija_make_plan(&r, &d, &p);
+    };
+    EXPECT_EQ(TC_OK, plan("b1", 256, TC_RED_SUM));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("b1", 257, TC_RED_SUM));
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan("r0", 1000, TC_RED_SUM, 96));  // a power of two
+    EXPECT_EQ(TC_OK, plan("r7", 1000, TC_RED_SUM, 96));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r3", 1000, TC_RED_ARGMIN));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("atomic", (int64_t(1) << 24) + 1, TC_RED_SUM));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r2", 100000, TC_RED_SUM, 256, 5));  // its grid must cover n
+    ASSERT_EQ(TC_OK, plan("r2", 1 << 20, TC_RED_SUM, 256));
+    EXPECT_EQ(p.launch.blocks, 4096);
+    EXPECT_EQ(p.launch.launches, 3);  // 2^20 -> 4096 -> 16 -> 1
+    ASSERT_EQ(TC_OK, plan("bm", 1 << 20, TC_RED_MAX, 256));
+    EXPECT_EQ(p.launch.launches, 2);  // the lecture's two kernels
+    EXPECT_EQ(tc_redukcija_tolerance(&p, 1.0), 0.0);  // max is exact
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM));
+    EXPECT_GT(tc_redukcija_tolerance(&p, 1.0), 0.0);
+    EXPECT_LT(tc_redukcija_tolerance(&p, 1.0), 1e-4);
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_make_plan(nullptr, &d, &p));
+}
+
+TEST(Redukcija, LaunchesAsPlanned) {
+    REQUIRE_GPU();
+    const tc_device d = device();
+    for (int64_t n : {int64_t(1000), int64_t(1) << 20, int64_t(3) << 22})
+        for (int v = 0; v < tc_variant_count(kProgram); ++v)
+            for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_NORM, TC_RED_MIN, TC_RED_ARGMAX})
+                for (int type = 0; type < 3; ++type) {
+                    tc_redukcija_plan p;
+                    const tc_redukcija_request req{{v, n, 0, 0}, op, tc_redukcija_type(type)};
+                    const tc_status st = tc_redukcija_make_plan(&req, &d, &p);
+                    if (st == TC_OUTSIDE_DOMAIN) continue;
+                    ASSERT_EQ(TC_OK, st);
+                    DeviceBuffer<unsigned char> a(8 * n), out(16), scratch(p.launch.scratch_bytes);
+                    expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
+                        return tc_redukcija_run(&p, a.ptr, a.ptr, out.ptr, scratch.ptr, s);
+                    }, describe(v, op, tc_redukcija_type(type), n, 0));
+                }
+}
