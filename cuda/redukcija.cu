@@ -33,8 +33,10 @@ struct Source {
     }
 };
 
+// (__host__ too: CUB's start value is made on the host, and a __device__-only function reached
+// from host template code compiles there to a call to exit(1), silently)
 template <typename A, typename Op>
-__device__ __forceinline__ A identity() {
+__host__ __device__ __forceinline__ A identity() {
     return Op::template identity<A>();
 }
 
@@ -545,7 +547,7 @@ const char *const kAnyN = "any n; ops sum, min, max, mean, norm, dot (argmin/arg
 
 const tc_variant variants[VARIANTS] = {
     {"race", "counter-example: every thread read-modify-writes one global result (a data race: updates are lost)",
-     "any n (it runs; its result is wrong: that is the lesson); not argmin/argmax", "a lower bound: read n elements",
+     "n <= 2^24 (it runs; its result is wrong: that is the lesson); not argmin/argmax", "a lower bound: read n elements",
      TC_COUNTER_EXAMPLE, TC_KERNELS(krace)},
     {"atomic", "every thread combines every element atomically into one result: right, but serialised",
      "n <= 2^24 (every update waits on one address); not argmin/argmax", "read n elements", 0, TC_KERNELS(katomic)},
@@ -691,7 +693,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     out->passes = 1;
     switch (v) {
     case VRACE: case VATOMIC:
-        if (v == VATOMIC && n > (int64_t(1) << 24)) return TC_OUTSIDE_DOMAIN;
+        if (n > (int64_t(1) << 24)) return TC_OUTSIDE_DOMAIN;  // every update waits on one address
         if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
         p.launches = 2;  // the identity, then the race
         out->depth = n;  // one running value takes every element, in any order

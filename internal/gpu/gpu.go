@@ -171,6 +171,28 @@ func (b *Buffer) Upload(src []float32) error {
 	return cuda("copying host to device", C.cudaMemcpy(b.ptr, unsafe.Pointer(&src[0]), C.size_t(len(src)*4), C.cudaMemcpyHostToDevice))
 }
 
+// UploadBytes copies raw bytes to the start of the buffer.
+func (b *Buffer) UploadBytes(src []byte) error {
+	if int64(len(src)) > b.bytes {
+		return fmt.Errorf("copying %d bytes to the device: buffer holds %d bytes", len(src), b.bytes)
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	return cuda("copying host to device", C.cudaMemcpy(b.ptr, unsafe.Pointer(&src[0]), C.size_t(len(src)), C.cudaMemcpyHostToDevice))
+}
+
+// DownloadBytes copies the start of the buffer to dst.
+func (b *Buffer) DownloadBytes(dst []byte) error {
+	if int64(len(dst)) > b.bytes {
+		return fmt.Errorf("copying %d bytes from the device: buffer holds %d bytes", len(dst), b.bytes)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return cuda("copying device to host", C.cudaMemcpy(unsafe.Pointer(&dst[0]), b.ptr, C.size_t(len(dst)), C.cudaMemcpyDeviceToHost))
+}
+
 // UploadWords copies 32-bit words (keys of any type) to the start of the buffer.
 func (b *Buffer) UploadWords(src []uint32) error {
 	if len(src) == 0 {

@@ -55,13 +55,17 @@ type Row struct {
 	GBps      Num    `json:"gb_per_s"`
 	PctCopy   Num    `json:"pct_of_copy"`
 	SpeedUp   Num    `json:"speed_up"`     // against the program's baseline variant, on total time
+	Step      Num    `json:"step"`         // against the variant before it in the table (the lecture\'s "step")
 	Result    Num    `json:"result"`       // the program's answer where it is a number (a distance)
 	Error     Num    `json:"error"`        // against the float64 reference
 	Tolerance Num    `json:"tolerance"`    // the derived bound Error must stay within
 	Items     int64  `json:"items"`        // items one run processes (elements, keys)
 	MItemsPS  Num    `json:"mitems_per_s"` // millions of items a second
 	Pass      bool   `json:"pass"`
-	Note      string `json:"note,omitempty"`
+	// the lecture's counter-example: expected to be wrong; a wrong result says WRONG and does not
+	// fail the command
+	CounterExample bool   `json:"counter_example,omitempty"`
+	Note           string `json:"note,omitempty"`
 }
 
 // Report is one run of a command.
@@ -100,11 +104,14 @@ func (r *Report) Derive() {
 	if r.Baseline != named {
 		r.Note("speed-up: against %s (%s did not run: outside its domain at this n, or not chosen)", r.Baseline, named)
 	}
+	previous := math.NaN()
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		if row.Refused != "" {
 			continue
 		}
+		row.Step = Num(previous / float64(row.TotalMs))
+		previous = float64(row.TotalMs)
 		ms := float64(row.KernelMs)
 		if math.IsNaN(ms) { // a host variant: its whole run
 			ms = float64(row.TotalMs)
@@ -122,7 +129,7 @@ func (r *Report) Derive() {
 // Failed says whether any variant that ran failed its verification.
 func (r *Report) Failed() bool {
 	for _, row := range r.Rows {
-		if row.Refused == "" && !row.Pass {
+		if row.Refused == "" && !row.Pass && !row.CounterExample {
 			return true
 		}
 	}
@@ -166,14 +173,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\t%s\ttolerance\tcheck\t\n", r.Unit, r.ErrorKind)
+	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s\ttolerance\tcheck\t\n", r.Unit, r.ErrorKind)
 	for _, row := range r.Rows {
 		if row.Refused != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\tskip\t  outside domain: %s\n", row.Variant, row.Refused)
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\t\tskip\t  outside domain: %s\n", row.Variant, row.Refused)
 			continue
 		}
 		check := "PASS"
-		if !row.Pass {
+		switch {
+		case !row.Pass && row.CounterExample:
+			check = "WRONG"
+		case !row.Pass:
 			check = "FAIL"
 		}
 		threads, blocks := "-", "-"
@@ -184,9 +194,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if row.Note != "" {
 			note = "  " + row.Note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
 			us(row.KernelMs), fixed(row.GBps, 0), fixed(row.MItemsPS, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
-			fixed(row.SpeedUp, 2), sci(row.Error), sci(row.Tolerance), check, note)
+			fixed(row.SpeedUp, 2), fixed(row.Step, 2), sci(row.Error), sci(row.Tolerance), check, note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

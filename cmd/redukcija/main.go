@@ -1,0 +1,289 @@
+// Command redukcija reduces a vector (sum, min, max, mean, norm, dot, argmin, argmax of
+// float32, float64 or int32 elements, random or from .npy files) with every reduction the
+// course teaches: the PyCUDA lecture's race, atomics and shared-memory trees, Harris's seven
+// steps and warp shuffles, one variant beyond them and CUB; verifies each against a compensated
+// float64 (or exact integer) reference within a derived bound, and times it.
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"tecaj/internal/cli"
+	"tecaj/internal/data"
+	"tecaj/internal/gpu"
+	"tecaj/internal/report"
+	"tecaj/internal/verify"
+)
+
+// options are redukcija's own flags.
+type options struct {
+	op, typ  string
+	fileA    string
+	fileB    string
+	a, b     []float64 // from the files
+	opIndex  int
+	typIndex int
+}
+
+func main() { os.Exit(cli.Main(command())) }
+
+func command() cli.Command {
+	opt := &options{op: "sum", typ: "float32"}
+	return cli.Command{
+		Program: gpu.Redukcija,
+		About: "reduction of a vector: -op sum|min|max|mean|norm|dot|argmin|argmax of -type float32|float64|int32 " +
+			"(random, or -a/-b .npy files), every reduction of the lectures, verified and timed. min/max/argmin/argmax " +
+			"propagate NaN; argmin/argmax give the lowest index among ties and among NaNs; int32 sums are exact (int64)",
+		DefaultN:  1 << 20,
+		Default:   "best",
+		Baseline:  "r0",
+		ErrorKind: "rel. error",
+		HostVariants: []cli.HostVariant{
+			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
+		},
+		Benchmarks: []string{"-n 2^28 -op sum -reps 30", "-n 1000000 -op sum -reps 50", "-n 2^28 -op sum -type int32 -reps 30",
+			"-n 2^28 -op argmin -reps 30", "-n 1000000 -op argmin -reps 50", "-n 2^28 -op dot -reps 30",
+			"-n 2^28 -op norm -reps 30"},
+		// a and b (8-byte elements at most), partials and scratch
+		DeviceBytes: func(n int64) float64 { return 16*float64(n) + 64<<20 },
+		Flags:       opt.flags,
+		Check:       opt.check,
+		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
+			return dev.PlanRedukcija(gpu.ReductionRequest{Request: r, Op: opt.opIndex, Type: opt.typIndex})
+		},
+		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+	}
+}
+
+func (opt *options) flags(fs *flag.FlagSet) {
+	fs.StringVar(&opt.op, "op", opt.op, "operator: "+strings.Join(gpu.ReduceOps, ", ")+" (argmin/argmax: best, cub, cpu)")
+	fs.StringVar(&opt.typ, "type", opt.typ, "element type: "+strings.Join(gpu.ReduceTypes, ", ")+" (with -a: the file's, unless given)")
+	fs.StringVar(&opt.fileA, "a", "", "the vector from a 1-D .npy file (float32, float64 or int32); sets -n")
+	fs.StringVar(&opt.fileB, "b", "", "dot's second vector from a .npy file of -a's length and dtype")
+}
+
+func index(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func (opt *options) check(o *cli.Options) error {
+	if opt.opIndex = index(gpu.ReduceOps, opt.op); opt.opIndex < 0 {
+		return fmt.Errorf("-op %q is unknown; choose one of %s", opt.op, strings.Join(gpu.ReduceOps, ", "))
+	}
+	if opt.fileB != "" && opt.fileA == "" {
+		return fmt.Errorf("-b needs -a")
+	}
+	if opt.fileA != "" {
+		var typ string
+		var err error
+		if opt.a, typ, err = readVector(opt.fileA); err != nil {
+			return err
+		}
+		if o.Set["type"] && typ != opt.typ {
+			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)
+		}
+		opt.typ = typ
+		if opt.fileB != "" {
+			var typB string
+			if opt.b, typB, err = readVector(opt.fileB); err != nil {
+				return err
+			}
+			if typB != typ || len(opt.b) != len(opt.a) {
+				return fmt.Errorf("%s holds %d %s and %s %d %s: dot needs the same length and type", opt.fileA, len(opt.a), typ, opt.fileB, len(opt.b), typB)
+			}
+		} else if opt.op == "dot" {
+			return fmt.Errorf("-op dot with -a needs -b")
+		}
+		if o.Set["n"] && o.N != int64(len(opt.a)) {
+			return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.a), opt.fileA)
+		}
+		o.N = int64(len(opt.a))
+	}
+	if opt.typIndex = index(gpu.ReduceTypes, opt.typ); opt.typIndex < 0 {
+		return fmt.Errorf("-type %q is unknown; choose one of %s", opt.typ, strings.Join(gpu.ReduceTypes, ", "))
+	}
+	return nil
+}
+
+// readVector reads a 1-D .npy vector of float32, float64 or int32 as float64 values.
+func readVector(path string) ([]float64, string, error) {
+	a, err := data.Read(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := a.Vector(); err != nil {
+		return nil, "", err
+	}
+	v := make([]float64, a.Len())
+	switch a.Dtype {
+	case data.Float32:
+		w, _ := a.Words()
+		for i, x := range w {
+			v[i] = float64(math.Float32frombits(x))
+		}
+		return v, "float32", nil
+	case data.Float64:
+		for i := range v {
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
+		}
+		return v, "float64", nil
+	case data.Int32:
+		w, _ := a.Words()
+		for i, x := range w {
+			v[i] = float64(int32(x))
+		}
+		return v, "int32", nil
+	}
+	return nil, "", fmt.Errorf("%s: dtype %s, where float32, float64 or int32 is needed", path, a.Dtype)
+}
+
+// raw is the values in the element type's bytes, as the device reads them.
+func raw(values []float64, typ string) []byte {
+	var buf bytes.Buffer
+	for _, x := range values {
+		switch typ {
+		case "float32":
+			binary.Write(&buf, binary.LittleEndian, float32(x))
+		case "float64":
+			binary.Write(&buf, binary.LittleEndian, x)
+		default:
+			binary.Write(&buf, binary.LittleEndian, int32(x))
+		}
+	}
+	return buf.Bytes()
+}
+
+type session struct {
+	opt    *options
+	o      cli.Options
+	a, b   []float64
+	ref    verify.ReductionReference
+	da, db *gpu.Buffer
+	out    *gpu.Buffer
+	h2d    float64
+}
+
+func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
+	s := &session{opt: opt, o: o, a: opt.a, b: opt.b, h2d: math.NaN()}
+	defer func() {
+		if err != nil {
+			s.Free()
+		}
+	}()
+	if s.a == nil {
+		s.a, s.b = make([]float64, o.N), make([]float64, o.N)
+		verify.ReductionInput(s.a, opt.typ, o.Seed)
+		verify.ReductionInput(s.b, opt.typ, o.Seed+1)
+	}
+	if s.b == nil {
+		s.b = s.a
+	}
+	s.ref = verify.Reference(opt.op, s.a, s.b)
+	if dev == nil {
+		return s, nil
+	}
+	ra, rb := raw(s.a, opt.typ), raw(s.b, opt.typ)
+	if s.da, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+		return nil, err
+	}
+	if s.db, err = gpu.Alloc(int64(len(rb)), false); err != nil {
+		return nil, err
+	}
+	if s.out, err = gpu.Alloc(gpu.ReductionOutBytes, false); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err = cli.FirstError(s.da.UploadBytes(ra), s.db.UploadBytes(rb)); err != nil {
+		return nil, err
+	}
+	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
+	return s, nil
+}
+
+func (s *session) H2DMs() float64 { return s.h2d }
+
+func (s *session) Free() {
+	for _, b := range []*gpu.Buffer{s.da, s.db, s.out} {
+		b.Free()
+	}
+}
+
+// result is what the row shows: the result itself (arg: the index).
+func (s *session) checked(row report.Row, value float64, exact, index int64, tol float64) report.Row {
+	c := verify.CheckReduction(s.opt.op, s.opt.typ, s.o.N, value, exact, index, s.ref, tol)
+	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Error), report.Num(c.Tolerance), c.Pass, c.Note
+	row.Result = report.Num(value)
+	if index >= 0 {
+		row.Result = report.Num(index)
+	}
+	return row
+}
+
+func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+	pl := plan.(*gpu.RedukcijaPlan)
+	var row report.Row
+	run := func() error { return gpu.RunRedukcija(pl, s.da, s.db, s.out, scratch) }
+	// two runs under two poisons (every bit pattern of an integer result is legal): a result
+	// that follows its poison was not written
+	var host [2][gpu.ReductionOutBytes]byte
+	for k, poison := range []byte{0xA5, 0x5A} {
+		if err := s.out.Fill(poison); err != nil {
+			return row, err
+		}
+		if err := cli.LaunchOnce("redukcija "+pl.Variant.Name, run); err != nil {
+			return row, err
+		}
+		d2h, err := timer.Milliseconds(func() error { return s.out.DownloadBytes(host[k][:]) })
+		if err != nil {
+			return row, err
+		}
+		row.D2HMs = report.Num(d2h)
+	}
+	r := gpu.FinishRedukcija(pl, host[0][:])
+	row = s.checked(row, r.Value, r.Exact, r.Index, gpu.RedukcijaTolerance(pl, s.ref.SumAbs))
+	used := 8
+	if r.Index >= 0 {
+		used = 16
+	}
+	if !bytes.Equal(host[0][:used], host[1][:used]) && !pl.Variant.CounterExample {
+		row.Pass, row.Note = false, "the result follows the poison: not written (or not deterministic)"
+	}
+	row.CounterExample = pl.Variant.CounterExample
+	if row.CounterExample && !row.Pass {
+		row.Note = "a data race: concurrent read-modify-writes of one word lose updates"
+	}
+	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
+}
+
+func (s *session) RunHost(string) (report.Row, error) {
+	var sum float64
+	var exact, index int64
+	ms := cli.TimeHost(s.o.Reps, func() { sum, exact, index = verify.ReduceCPU(s.opt.op, s.a, s.b) })
+	value := sum
+	switch s.opt.op {
+	case "mean":
+		value = sum / float64(s.o.N)
+	case "norm":
+		value = math.Sqrt(sum)
+	}
+	row := s.checked(report.Row{}, value, exact, index, verify.CPUReductionTolerance(s.o.N, s.ref.SumAbs))
+	cli.HostTimes(&row, ms)
+	size := 4.0
+	if s.opt.typ == "float64" {
+		size = 8
+	}
+	row.Bytes = report.Num(size * float64(s.o.N))
+	return row, nil
+}

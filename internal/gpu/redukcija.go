@@ -1,0 +1,78 @@
+package gpu
+
+/*
+#include "tecaj/redukcija.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Redukcija is the reductions (cuda/redukcija.cu).
+var Redukcija = register(C.tc_redukcija_program())
+
+// ReduceOps are the operators, in tecaj/redukcija.h's order.
+var ReduceOps = []string{"sum", "min", "max", "mean", "norm", "dot", "argmin", "argmax"}
+
+// ReduceTypes are the element types, in tecaj/redukcija.h's order.
+var ReduceTypes = []string{"float32", "float64", "int32"}
+
+// ReductionRequest asks for one reduction of N elements (Op and Type index ReduceOps, ReduceTypes).
+type ReductionRequest struct {
+	Request
+	Op, Type int
+}
+
+// RedukcijaPlan is a resolved reduction.
+type RedukcijaPlan struct {
+	Launch
+	Op, Type int
+	Depth    int64 // the most additions one element goes through
+	c        C.tc_redukcija_plan
+}
+
+// ReductionOutBytes is the device memory a run writes its result to.
+const ReductionOutBytes = C.TC_REDUKCIJA_OUT_BYTES
+
+// PlanRedukcija checks the request against the variant's domain and plans the reduction; outside
+// the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+func (d *Device) PlanRedukcija(r ReductionRequest) (*RedukcijaPlan, error) {
+	pl := &RedukcijaPlan{Op: r.Op, Type: r.Type}
+	req := C.tc_redukcija_request{base: r.c(), op: C.tc_redukcija_op(r.Op), _type: C.tc_redukcija_type(r.Type)}
+	desc := d.described()
+	if err := planError(Redukcija, r.Request, C.tc_redukcija_make_plan(&req, &desc, &pl.c)); err != nil {
+		return nil, fmt.Errorf("%w (-op %s -type %s)", err, ReduceOps[r.Op], ReduceTypes[r.Type])
+	}
+	pl.Launch = launchOf(r.Variant, &pl.c.launch)
+	pl.Depth = int64(pl.c.depth)
+	return pl, nil
+}
+
+// RunRedukcija reduces a (and b, for dot) into out (ReductionOutBytes).
+func RunRedukcija(pl *RedukcijaPlan, a, b, out, scratch *Buffer) error {
+	return check("launching redukcija "+pl.Variant.Name, C.tc_redukcija_run(&pl.c, a.pointer(), b.pointer(), out.pointer(), scratch.pointer(), nil))
+}
+
+// ReductionResult is a run's result, decoded on the host.
+type ReductionResult struct {
+	Value float64 // mean: sum/n; norm: the root
+	Exact int64   // int32 sum, norm^2 and dot (exact int64); int32 min and max
+	Index int64   // argmin/argmax; -1 otherwise
+}
+
+// FinishRedukcija decodes the ReductionOutBytes copied back from out.
+func FinishRedukcija(pl *RedukcijaPlan, host []byte) ReductionResult {
+	if len(host) < ReductionOutBytes {
+		panic("gpu: FinishRedukcija needs ReductionOutBytes")
+	}
+	var r C.tc_redukcija_result
+	C.tc_redukcija_finish(&pl.c, unsafe.Pointer(&host[0]), &r)
+	return ReductionResult{Value: float64(r.value), Exact: int64(r.exact), Index: int64(r.index)}
+}
+
+// RedukcijaTolerance is the derived bound on |sum - exact| given sumAbs (see redukcija.cu).
+func RedukcijaTolerance(pl *RedukcijaPlan, sumAbs float64) float64 {
+	return float64(C.tc_redukcija_tolerance(&pl.c, C.double(sumAbs)))
+}

@@ -1,0 +1,186 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+)
+
+// ReductionInput draws n elements of a type from seed (never all zeros): float32 uniform in
+// [-1, 1), float64 uniform in [-1, 1), int32 uniform in [-1000, 1000]. The values are returned as
+// float64 (exact for every type).
+func ReductionInput(dst []float64, typ string, seed int64) {
+	parallel(len(dst), func(c, lo, hi int) {
+		r := rand.New(rand.NewSource(seed*1_000_003 + int64(c)))
+		for i := lo; i < hi; i++ {
+			switch typ {
+			case "float32":
+				dst[i] = float64(2*r.Float32() - 1)
+			case "float64":
+				dst[i] = 2*r.Float64() - 1
+			default:
+				dst[i] = float64(r.Intn(2001) - 1000)
+			}
+		}
+	})
+}
+
+// ReductionReference is what a reduction must give.
+type ReductionReference struct {
+	Sum     float64 // of the mapped elements (x, x^2, a*b), compensated (Neumaier) in float64
+	SumAbs  float64 // of their magnitudes: the scale of the error bound
+	Exact   int64   // int32 inputs: the int64 sum (two's complement, as the device wraps)
+	Extreme float64 // min or max: the first NaN, else the smallest (largest)
+	Index   int64   // its index: the first NaN's, else the first among equal values
+}
+
+// Reference computes the reference of op over a (and b for dot); values are float64 images of
+// the elements (float32 squares and products are exact in float64).
+func Reference(op string, a, b []float64) ReductionReference {
+	r := ReductionReference{Index: -1}
+	less := op == "min" || op == "argmin"
+	var c float64 // Neumaier's compensation
+	for i, x := range a {
+		m := x
+		switch op {
+		case "norm":
+			m = x * x
+			r.Exact += int64(x) * int64(x)
+		case "dot":
+			m = x * b[i]
+			r.Exact += int64(x) * int64(b[i])
+		default:
+			r.Exact += int64(x)
+		}
+		t := r.Sum + m
+		if math.Abs(r.Sum) >= math.Abs(m) {
+			c += (r.Sum - t) + m
+		} else {
+			c += (m - t) + r.Sum
+		}
+		r.Sum = t
+		r.SumAbs += math.Abs(m)
+		if r.Index < 0 || (!math.IsNaN(r.Extreme) && (math.IsNaN(x) || (less && x < r.Extreme) || (!less && x > r.Extreme))) {
+			r.Index, r.Extreme = int64(i), x
+		}
+	}
+	if !math.IsInf(r.Sum, 0) && !math.IsNaN(r.Sum) {
+		r.Sum += c
+	}
+	return r
+}
+
+// ReductionCheck compares a result with the reference: exactly for min, max, arg and integers;
+// within the bound tol (on the sum) for the rest. Error and Tolerance are relative to the result.
+type ReductionCheck struct {
+	Error, Tolerance float64
+	Pass             bool
+	Note             string
+}
+
+// CheckReduction checks value (and exact, index) for op over n elements of typ.
+func CheckReduction(op, typ string, n int64, value float64, exact, index int64, ref ReductionReference, tol float64) ReductionCheck {
+	switch {
+	case op == "argmin" || op == "argmax":
+		ok := index == ref.Index
+		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "index %d, want %d", index, ref.Index)}
+	case op == "min" || op == "max":
+		ok := value == ref.Extreme || (math.IsNaN(value) && math.IsNaN(ref.Extreme))
+		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "got %g, want %g", value, ref.Extreme)}
+	case typ == "int32":
+		ok := exact == ref.Exact
+		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "got %d, want %d (exact)", exact, ref.Exact)}
+	}
+	// compare the sums: mean * n, norm^2 (each adds a rounding of its own in float64)
+	sum := value
+	switch op {
+	case "mean":
+		sum = value * float64(n)
+	case "norm":
+		sum = value * value
+	}
+	want := ref.Sum
+	bound := tol + 0x1p-50*math.Abs(want)
+	diff := math.Abs(sum - want)
+	ok := diff <= bound || (math.IsNaN(sum) && math.IsNaN(want)) || sum == want
+	scale := math.Abs(want)
+	if scale == 0 {
+		scale = 1
+	}
+	return ReductionCheck{Error: diff / scale, Tolerance: bound / scale, Pass: ok, Note: noteIf(!ok, "got %g, want %g", value, want)}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func noteIf(cond bool, format string, args ...interface{}) string {
+	if !cond {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// ReduceCPU is redukcija's host variant: every core folds its chunks in float64 (int64 for
+// int32 sums), the chunk results combined in order. It returns the sum (or min/max) and index.
+func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
+	chunks := (len(a) + chunk - 1) / chunk
+	parts := make([]ReductionReference, chunks)
+	parallel(len(a), func(c, lo, hi int) {
+		var bb []float64
+		if op == "dot" {
+			bb = b[lo:hi]
+		}
+		p := plainFold(op, a[lo:hi], bb)
+		p.Index += int64(lo)
+		parts[c] = p
+	})
+	total := ReductionReference{Index: -1}
+	less := op == "min" || op == "argmin"
+	for _, p := range parts {
+		total.Sum += p.Sum
+		total.Exact += p.Exact
+		if total.Index < 0 || (!math.IsNaN(total.Extreme) && (math.IsNaN(p.Extreme) || (less && p.Extreme < total.Extreme) || (!less && p.Extreme > total.Extreme))) {
+			total.Index, total.Extreme = p.Index, p.Extreme
+		}
+	}
+	switch op {
+	case "min", "max", "argmin", "argmax":
+		return total.Extreme, int64(total.Extreme), total.Index
+	}
+	return total.Sum, total.Exact, -1
+}
+
+// plainFold is the host's per-chunk fold: a plain float64 running sum (no compensation).
+func plainFold(op string, a, b []float64) ReductionReference {
+	r := ReductionReference{Index: -1}
+	less := op == "min" || op == "argmin"
+	for i, x := range a {
+		m := x
+		switch op {
+		case "norm":
+			m = x * x
+			r.Exact += int64(x) * int64(x)
+		case "dot":
+			m = x * b[i]
+			r.Exact += int64(x) * int64(b[i])
+		default:
+			r.Exact += int64(x)
+		}
+		r.Sum += m
+		if r.Index < 0 || (!math.IsNaN(r.Extreme) && (math.IsNaN(x) || (less && x < r.Extreme) || (!less && x > r.Extreme))) {
+			r.Index, r.Extreme = int64(i), x
+		}
+	}
+	return r
+}
+
+// CPUReductionTolerance bounds ReduceCPU's sum: a float64 running sum of at most chunk terms per
+// chunk, then the chunk sums: gamma(chunk + chunks) with u = 2^-53, times sum |x| (float64 inputs'
+// products add one rounding).
+func CPUReductionTolerance(n int64, sumAbs float64) float64 {
+	return gamma(float64(chunk+(n+chunk-1)/chunk+1), 0x1p-53) * sumAbs
+}

@@ -1,0 +1,62 @@
+package verify
+
+import (
+	"math"
+	"testing"
+)
+
+func TestReductionReferenceAndCheck(t *testing.T) {
+	a := []float64{3, -1, math.NaN(), -1, math.NaN(), 7}
+	if r := Reference("argmin", a, nil); r.Index != 2 || !math.IsNaN(r.Extreme) {
+		t.Errorf("argmin with NaNs: %+v, want the first NaN (2)", r)
+	}
+	b := []float64{3, -1, 5, -1, 7}
+	if r := Reference("argmin", b, nil); r.Index != 1 || r.Extreme != -1 {
+		t.Errorf("argmin ties: %+v, want the first -1 (1)", r)
+	}
+	if r := Reference("argmax", b, nil); r.Index != 4 {
+		t.Errorf("argmax: %+v", r)
+	}
+	// compensated: 1 + 1e100 - 1e100 is 1
+	if r := Reference("sum", []float64{1, 1e100, -1e100}, nil); r.Sum != 1 {
+		t.Errorf("compensated sum %g, want 1", r.Sum)
+	}
+	ints := []float64{2147483000, 2147483000, -5}
+	if r := Reference("sum", ints, nil); r.Exact != 4294965995 {
+		t.Errorf("int sum %d", r.Exact)
+	}
+	ref := Reference("sum", []float64{0.5, 0.25}, nil)
+	if c := CheckReduction("sum", "float32", 2, 0.75, 0, -1, ref, 0); !c.Pass {
+		t.Errorf("exact sum rejected: %+v", c)
+	}
+	if c := CheckReduction("sum", "float32", 2, 0.76, 0, -1, ref, 1e-6); c.Pass {
+		t.Errorf("a wrong sum passed: %+v", c)
+	}
+	if c := CheckReduction("sum", "int32", 3, 0, 4294965994, -1, Reference("sum", ints, nil), 0); c.Pass {
+		t.Errorf("an int sum off by one passed")
+	}
+	if c := CheckReduction("argmin", "float32", 5, -1, 0, 3, Reference("argmin", b, nil), 0); c.Pass {
+		t.Errorf("the second of two ties passed as argmin")
+	}
+	if c := CheckReduction("min", "float32", 6, 3, 0, -1, Reference("min", a, nil), 0); c.Pass {
+		t.Errorf("a min that dropped the NaN passed")
+	}
+}
+
+func TestReduceCPUAgreesWithTheReference(t *testing.T) {
+	n := 3<<20 + 5
+	a, b := make([]float64, n), make([]float64, n)
+	ReductionInput(a, "float32", 1)
+	ReductionInput(b, "float32", 2)
+	for _, op := range []string{"sum", "min", "max", "norm", "dot", "argmin", "argmax"} {
+		ref := Reference(op, a, b)
+		v, exact, idx := ReduceCPU(op, a, b)
+		c := CheckReduction(op, "float32", int64(n), v, exact, idx, ref, CPUReductionTolerance(int64(n), ref.SumAbs))
+		if op == "norm" {
+			c = CheckReduction(op, "float32", int64(n), math.Sqrt(v), exact, idx, ref, CPUReductionTolerance(int64(n), ref.SumAbs))
+		}
+		if !c.Pass {
+			t.Errorf("%s: %+v", op, c)
+		}
+	}
+}
