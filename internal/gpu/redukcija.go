@@ -33,6 +33,19 @@ type RedukcijaPlan struct {
 	c        C.tc_redukcija_plan
 }
 
+// ResultBytes are the ranges of the ReductionOutBytes that a run writes: the accumulator's value
+// (4 or 8 bytes at 0) and, for argmin/argmax, the index (8 bytes at 8); the rest is padding.
+func (pl *RedukcijaPlan) ResultBytes() [][2]int {
+	value := 8
+	if acc := int(pl.c.accumulator); acc == 0 || acc == 3 {
+		value = 4
+	}
+	if pl.Op == 6 || pl.Op == 7 {
+		return [][2]int{{0, value}, {8, 16}}
+	}
+	return [][2]int{{0, value}}
+}
+
 // ReductionOutBytes is the device memory a run writes its result to.
 const ReductionOutBytes = C.TC_REDUKCIJA_OUT_BYTES
 
