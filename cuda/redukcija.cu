@@ -360,38 +360,44 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     __shared__ bool last_block;
     const Op op{};
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
-    A acc = identity<A, Op>();
+    // kBestVectors independent accumulators (independent chains; combined in a fixed order)
+    A acc[kBestVectors];
+#pragma unroll
+    for (int k = 0; k < kBestVectors; ++k) acc[k] = identity<A, Op>();
     int64_t done = 0;
     const bool two = map == PRODUCT;
     if (((reinterpret_cast<uintptr_t>(a) | (two ? reinterpret_cast<uintptr_t>(b) : 0)) & 15) == 0) {
         const Vec *va = reinterpret_cast<const Vec *>(a), *vb = reinterpret_cast<const Vec *>(two ? b : a);
         const int64_t vectors = n / W;
-        int64_t v = tid;
-        // kBestVectors loads in flight, consecutive threads on consecutive vectors
-        for (; v + (kBestVectors - 1) * threads < vectors; v += kBestVectors * threads) {
+        // kBestVectors loads in flight a thread (predicated at the end), consecutive threads on
+        // consecutive vectors
+        for (int64_t v = tid; v < vectors; v += kBestVectors * threads) {
             Vec x[kBestVectors], y[kBestVectors];
 #pragma unroll
-            for (int k = 0; k < kBestVectors; ++k) x[k] = va[v + k * threads];
+            for (int k = 0; k < kBestVectors; ++k) {
+                const int64_t at = v + k * threads;
+                if (at < vectors) {
+                    x[k] = va[at];
+                    if (two) y[k] = vb[at];
+                }
+            }
 #pragma unroll
             for (int k = 0; k < kBestVectors; ++k) {
-                if (two) y[k] = vb[v + k * threads];
+                const int64_t at = v + k * threads;
+                if (at < vectors) {
 #pragma unroll
-                for (int e = 0; e < W; ++e)
-                    acc = op(acc, Element<T, A, Op>::at(x[k].x[e], two ? y[k].x[e] : T(0), (v + k * threads) * W + e, map));
+                    for (int e = 0; e < W; ++e)
+                        acc[k] = op(acc[k], Element<T, A, Op>::at(x[k].x[e], two ? y[k].x[e] : T(0), at * W + e, map));
+                }
             }
-        }
-        for (; v < vectors; v += threads) {
-            const Vec x = va[v];
-            Vec y{};
-            if (two) y = vb[v];
-#pragma unroll
-            for (int e = 0; e < W; ++e) acc = op(acc, Element<T, A, Op>::at(x.x[e], y.x[e], v * W + e, map));
         }
         done = vectors * W;
     }
-    for (int64_t i = done + tid; i < n; i += threads) acc = op(acc, Element<T, A, Op>::at(a[i], two ? b[i] : T(0), i, map));
+    for (int64_t i = done + tid; i < n; i += threads) acc[0] = op(acc[0], Element<T, A, Op>::at(a[i], two ? b[i] : T(0), i, map));
+#pragma unroll
+    for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
 
-    const A block_total = tc::block_reduce<A, Op>(acc, storage, op);
+    const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
         __threadfence();  // the partial is visible device-wide before the ticket says so
