@@ -9,6 +9,7 @@
 #include "primitives.cuh"
 #include "tecaj/redukcija.h"
 #include <cmath>
+#include <cuda/atomic>
 #include <cstring>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -331,8 +332,8 @@ __global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
 //
 // Beyond the lecture: one launch. A grid of at most one resident wave reads with 16-byte loads,
 // several in flight a thread; each block reduces with tc::block_reduce and stores its partial;
-// the last block to finish (a ticket) reduces the partials in a fixed order and resets the
-// ticket. No float atomics: the result is the same bits every run. Sums of float32 accumulate in
+// the last block to finish (a ticket, counted with release/acquire order instead of a full
+// fence) reduces the partials in a fixed order and resets the ticket. No float atomics: the result is the same bits every run. Sums of float32 accumulate in
 // float32; norms and dots of float32 in float64, where no float32 square or product can overflow
 // (1e20^2) or underflow (1e-41^2), so every finite input gives the right answer. Arg operators
 // carry (value, index) pairs.
@@ -348,6 +349,14 @@ template <typename T, typename Op>
 struct Element<T, tc::KeyValue<T>, Op> {
     __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
 };
+
+// The partials through L2 (__ldcg), never a line an earlier run left in this SM's L1.
+template <typename A>
+__device__ __forceinline__ A load_l2(const A *p) { return __ldcg(p); }
+template <typename V>
+__device__ __forceinline__ tc::KeyValue<V> load_l2(const tc::KeyValue<V> *p) {
+    return {__ldcg(&p->value), __ldcg(&p->index)};
+}
 
 constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 
@@ -400,14 +409,15 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
-        __threadfence();  // the partial is visible device-wide before the ticket says so
-        last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        // release: the partial is visible device-wide before the ticket counts it; acquire: the
+        // last block sees every partial (its other threads after the barrier below)
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*ticket);
+        last_block = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
     }
     __syncthreads();
     if (!last_block) return;
-    __threadfence();
     A v = identity<A, Op>();
-    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v = op(v, partials[k]);
+    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v = op(v, load_l2(partials + k));
     __syncthreads();  // the storage's first use is over in every warp
     v = tc::block_reduce<A, Op>(v, storage, op);
     if (threadIdx.x == 0) {
