@@ -563,7 +563,8 @@ const char *const kAnyN = "any n; ops sum, min, max, mean, norm, dot (argmin/arg
 
 const tc_variant variants[VARIANTS] = {
     {"race", "counter-example: every thread read-modify-writes one global result (a data race: updates are lost)",
-     "n <= 2^24 (it runs; its result is wrong: that is the lesson); not argmin/argmax", "a lower bound: read n elements",
+     "n <= 2^24 (it runs; its result is wrong: that is the lesson; checked against a tree's bound); not argmin/argmax",
+     "a lower bound: read n elements",
      TC_COUNTER_EXAMPLE, TC_KERNELS(krace)},
     {"atomic", "every thread combines every element atomically into one result: right, but serialised",
      "n <= 2^24 (every update waits on one address); not argmin/argmax", "read n elements", 0, TC_KERNELS(katomic)},
@@ -711,8 +712,11 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     case VRACE: case VATOMIC:
         if (n > (int64_t(1) << 24)) return TC_OUTSIDE_DOMAIN;  // every update waits on one address
         if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
-        p.launches = 2;  // the identity, then the race
-        out->depth = n;  // one running value takes every element, in any order
+        p.launches = 2;  // the identity, then the race (or the atomics)
+        // atomic: one running value takes every element, in any order. race: checked against the
+        // bound of a correct tree over n (log2 n levels): a lost update drops a whole element, far
+        // beyond it, where the loose sequential bound (n levels) could hide it
+        out->depth = v == VATOMIC ? n : tc::ceil_log2(n) + 1;
         return TC_OK;
     case VBEST: {
         p.threads = kBestThreads;
