@@ -306,6 +306,12 @@ TEST(Redukcija, DomainsWithoutGPU) {
     ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM));
     EXPECT_GT(tc_redukcija_tolerance(&p, 1.0), 0.0);
     EXPECT_LT(tc_redukcija_tolerance(&p, 1.0), 1e-4);
+    // the race is checked against a correct tree's bound (log2 n + 1 levels), not the loose
+    // sequential one in which lost updates could hide; atomic against the sequential one
+    ASSERT_EQ(TC_OK, plan("race", 1 << 20, TC_RED_SUM));
+    EXPECT_EQ(p.depth, 21);
+    ASSERT_EQ(TC_OK, plan("atomic", 1 << 20, TC_RED_SUM));
+    EXPECT_EQ(p.depth, 1 << 20);
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_make_plan(nullptr, &d, &p));
 }
 
