@@ -35,8 +35,13 @@ type ReductionReference struct {
 }
 
 // Reference computes the reference of op over a (and b for dot); values are float64 images of
-// the elements (float32 squares and products are exact in float64).
-func Reference(op string, a, b []float64) ReductionReference {
+// the elements (float32 squares and products are exact in float64). Its sum is compensated.
+func Reference(op string, a, b []float64) ReductionReference { return fold(op, a, b, true) }
+
+// fold is the reference (compensated, Neumaier) and the host variant's per-chunk fold (a plain
+// float64 running sum): the mapped elements' sum, their magnitudes, the wrapped int64 sum, and
+// min/max with the index (the first NaN, else the first of equal values).
+func fold(op string, a, b []float64, compensated bool) ReductionReference {
 	r := ReductionReference{Index: -1}
 	less := op == "min" || op == "argmin"
 	var c float64 // Neumaier's compensation
@@ -64,7 +69,7 @@ func Reference(op string, a, b []float64) ReductionReference {
 			r.Index, r.Extreme = int64(i), x
 		}
 	}
-	if !math.IsInf(r.Sum, 0) && !math.IsNaN(r.Sum) {
+	if compensated && !math.IsInf(r.Sum, 0) && !math.IsNaN(r.Sum) {
 		r.Sum += c
 	}
 	return r
@@ -134,7 +139,7 @@ func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
 		if op == "dot" {
 			bb = b[lo:hi]
 		}
-		p := plainFold(op, a[lo:hi], bb)
+		p := fold(op, a[lo:hi], bb, false)
 		p.Index += int64(lo)
 		parts[c] = p
 	})
@@ -152,30 +157,6 @@ func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
 		return total.Extreme, int64(total.Extreme), total.Index
 	}
 	return total.Sum, total.Exact, -1
-}
-
-// plainFold is the host's per-chunk fold: a plain float64 running sum (no compensation).
-func plainFold(op string, a, b []float64) ReductionReference {
-	r := ReductionReference{Index: -1}
-	less := op == "min" || op == "argmin"
-	for i, x := range a {
-		m := x
-		switch op {
-		case "norm":
-			m = x * x
-			r.Exact += int64(x) * int64(x)
-		case "dot":
-			m = x * b[i]
-			r.Exact += int64(x) * int64(b[i])
-		default:
-			r.Exact += int64(x)
-		}
-		r.Sum += m
-		if r.Index < 0 || (!math.IsNaN(r.Extreme) && (math.IsNaN(x) || (less && x < r.Extreme) || (!less && x > r.Extreme))) {
-			r.Index, r.Extreme = int64(i), x
-		}
-	}
-	return r
 }
 
 // CPUReductionTolerance bounds ReduceCPU's sum: a float64 running sum of at most chunk terms per
