@@ -592,7 +592,8 @@ const tc_variant variants[VARIANTS] = {
     {"r7", "warp shuffles instead of the shared-memory tree (__reduce_min/max_sync for int32)", kAnyN,
      "read n elements (+ the partials)", 0, TC_KERNELS(kr7)},
     {"best", "one launch: 16-byte loads, 4 in flight, block_reduce, fixed-order combine (deterministic); norm/dot of float32 in float64",
-     "any n, every op", "read n elements (dot: 2n)", TC_OWN_GRID, TC_KERNELS(kbest)},
+     "any n, every op; its own grid and 256-thread blocks (-threads 0 or 256)", "read n elements (dot: 2n)", TC_OWN_GRID,
+     TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Reduce with the same operators and accumulators", "any n, every op",
      "read n elements (dot: 2n)", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
@@ -719,7 +720,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
         out->depth = v == VATOMIC ? n : tc::ceil_log2(n) + 1;
         return TC_OK;
     case VBEST: {
-        p.threads = kBestThreads;
+        if (r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;  // its block is fixed
         p.blocks = best_blocks(*dev, n, element);
         const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
         p.scratch_bytes = 256 + align256(sizeof(double) * 2 * size_t(p.blocks));  // ticket, partials (<= 16 bytes)

@@ -303,7 +303,9 @@ TEST(Redukcija, DomainsWithoutGPU) {
     ASSERT_EQ(TC_OK, plan("bm", 1 << 20, TC_RED_MAX, 256));
     EXPECT_EQ(p.launch.launches, 2);  // the lecture's two kernels
     EXPECT_EQ(tc_redukcija_tolerance(&p, 1.0), 0.0);  // max is exact
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1 << 20, TC_RED_SUM, 512));  // its block is 256 threads
     ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM));
+    EXPECT_EQ(p.launch.threads, 256);
     EXPECT_GT(tc_redukcija_tolerance(&p, 1.0), 0.0);
     EXPECT_LT(tc_redukcija_tolerance(&p, 1.0), 1e-4);
     // the race is checked against a correct tree's bound (log2 n + 1 levels), not the loose
