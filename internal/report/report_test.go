@@ -64,3 +64,36 @@ func TestSpeedUpFallsBackToTheFirstVariantThatRan(t *testing.T) {
 		t.Fatalf("baseline %q, speed-up %v, notes %v", r.Baseline, r.Rows[2].SpeedUp, r.extra)
 	}
 }
+
+// The step column is the speed-up over the row above (refused rows skipped); a counter-example
+// that is wrong says WRONG and does not fail the report; no bytes counted means no GB/s.
+func TestStepCounterExampleAndUncountedBytes(t *testing.T) {
+	r := &Report{Program: "p", CopyGBps: 3000, Baseline: "a", Unit: "keys", Rows: []Row{
+		{Variant: "race", KernelMs: 1, TotalMs: 9, Bytes: 4e6, Items: 1e6, Pass: false, CounterExample: true},
+		{Variant: "a", KernelMs: 1, TotalMs: 6, Bytes: 4e6, Items: 1e6, Pass: true},
+		{Variant: "skipped", Refused: "n <= 1024"},
+		{Variant: "b", KernelMs: 1, TotalMs: 2, Bytes: 0, Items: 1e6, Pass: true},
+	}}
+	r.Derive()
+	if !math.IsNaN(float64(r.Rows[0].Step)) || r.Rows[1].Step != 1.5 || r.Rows[3].Step != 3 {
+		t.Errorf("steps %v %v %v", r.Rows[0].Step, r.Rows[1].Step, r.Rows[3].Step)
+	}
+	if r.Failed() {
+		t.Error("a wrong counter-example failed the report")
+	}
+	if !math.IsNaN(float64(r.Rows[3].GBps)) || r.Rows[3].MItemsPS != 1000 {
+		t.Errorf("uncounted bytes: %v GB/s, %v Mkeys/s", r.Rows[3].GBps, r.Rows[3].MItemsPS)
+	}
+	var table bytes.Buffer
+	if err := r.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	out := table.String()
+	if !strings.Contains(out, "WRONG") || !strings.Contains(out, "Mkeys/s") || !strings.Contains(out, "step") {
+		t.Errorf("table:\n%s", out)
+	}
+	r.Rows[1].Pass = false
+	if !r.Failed() {
+		t.Error("a failing row that is no counter-example did not fail the report")
+	}
+}
