@@ -2,6 +2,7 @@
 # Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
 #   bash gpu-bundle/run.sh [tests|tables|all|PROGRAM]   (default all; a program's name: its tests and tables only)
+#   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
@@ -10,6 +11,13 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
   here=$unpacked
 fi
 what=${1:-all}
+if [[ $what == profile ]]; then # ncu over one verified run of the named program's variant
+  shift
+  prog=$1; shift
+  ncu --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+      "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
+  exit "${PIPESTATUS[0]}"
+fi
 log=${OUT:-/tmp}/gpu-run.log
 : >"$log"
 export TECAJ_BIN=$here/bin
