@@ -11,6 +11,10 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
   here=$unpacked
 fi
 what=${1:-all}
+log=${OUT:-/tmp}/gpu-run.log
+: >"$log"
+export TECAJ_BIN=$here/bin
+export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so
 if [[ $what == profile ]]; then # ncu over one verified run of the named program's variant
   shift
   prog=$1; shift
@@ -18,10 +22,6 @@ if [[ $what == profile ]]; then # ncu over one verified run of the named program
       "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
   exit "${PIPESTATUS[0]}"
 fi
-log=${OUT:-/tmp}/gpu-run.log
-: >"$log"
-export TECAJ_BIN=$here/bin
-export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so
 failed=()
 step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers a failure
   local name=$1; shift
