@@ -1,6 +1,7 @@
 // Package data reads and writes the files a user brings: NumPy .npy arrays (format versions 1,
-// 2 and 3; little-endian, C order). Standard library only. Every error names the file and what
-// is wrong with it, in one line.
+// 2 and 3; little-endian, C order; any shape, callers check the dimensions) and PNG or JPEG
+// images (image.go). Standard library only. Every error names the file and what is wrong with
+// it, in one line.
 package data
 
 import (
