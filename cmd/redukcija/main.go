@@ -69,18 +69,10 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.fileB, "b", "", "dot's second vector from a .npy file of -a's length and dtype")
 }
 
-func index(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
 func (opt *options) check(o *cli.Options) error {
-	if opt.opIndex = index(gpu.ReduceOps, opt.op); opt.opIndex < 0 {
-		return fmt.Errorf("-op %q is unknown; choose one of %s", opt.op, strings.Join(gpu.ReduceOps, ", "))
+	var err error
+	if opt.opIndex, err = cli.Choose("op", opt.op, gpu.ReduceOps); err != nil {
+		return err
 	}
 	if opt.fileB != "" && opt.fileA == "" {
 		return fmt.Errorf("-b needs -a")
@@ -111,8 +103,8 @@ func (opt *options) check(o *cli.Options) error {
 		}
 		o.N = int64(len(opt.a))
 	}
-	if opt.typIndex = index(gpu.ReduceTypes, opt.typ); opt.typIndex < 0 {
-		return fmt.Errorf("-type %q is unknown; choose one of %s", opt.typ, strings.Join(gpu.ReduceTypes, ", "))
+	if opt.typIndex, err = cli.Choose("type", opt.typ, gpu.ReduceTypes); err != nil {
+		return err
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"tecaj/internal/data"
@@ -202,4 +203,14 @@ func FirstError(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// Choose is the index of value among a flag's choices, or the usage error that names them.
+func Choose(flagName, value string, choices []string) (int, error) {
+	for i, c := range choices {
+		if c == value {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("-%s %q is unknown; choose one of %s", flagName, value, strings.Join(choices, ", "))
 }

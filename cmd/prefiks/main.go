@@ -1,0 +1,250 @@
+// Command prefiks computes prefix sums (inclusive or exclusive scans of sum, max or min over
+// int32 or float32 elements, plain or segmented by head flags; random or from .npy files) with
+// every scan of the lecture from one warp to the whole grid, the cost-optimal scan, the
+// segmented scan and CUB; verifies each position against a sequential reference and times it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"tecaj/internal/cli"
+	"tecaj/internal/data"
+	"tecaj/internal/gpu"
+	"tecaj/internal/report"
+	"tecaj/internal/verify"
+)
+
+// options are prefiks's own flags.
+type options struct {
+	op, typ   string
+	exclusive bool
+	seglen    string // "", N or "mixed"
+	flagsFile string
+	fileA     string
+	in        []uint32 // from -a
+	heads     []byte   // from -flags
+	out       cli.Writer
+	opIndex   int
+	typIndex  int
+}
+
+func (opt *options) segmented() bool { return opt.seglen != "" || opt.flagsFile != "" }
+
+func main() { os.Exit(cli.Main(command())) }
+
+func command() cli.Command {
+	opt := &options{op: "sum", typ: "float32"}
+	return cli.Command{
+		Program: gpu.Prefiks,
+		About: "prefix sums: inclusive (or -exclusive) scans of -op sum|max|min over -type float32|int32 (int32 sums " +
+			"wrap as two's complement), plain or segmented (-seglen, -flags), random or -a FILE.npy, every scan of the " +
+			"lecture, verified position by position and timed",
+		DefaultN:  1 << 20,
+		Default:   "grid",
+		Baseline:  "grid",
+		ErrorKind: "max rel. error",
+		HostVariants: []cli.HostVariant{
+			{Name: "cpu", Summary: "host: chunks scanned on every core (goroutines), then the carries; no GPU needed"},
+		},
+		Benchmarks: []string{"-n 2^28 -reps 20", "-n 1000000 -reps 50", "-n 2^28 -type int32 -reps 20",
+			"-n 2^28 -type int32 -seglen mixed -reps 20"},
+		// in, out, flags, the totals' levels (or CUB's keys and temp), pairs for seg
+		DeviceBytes: func(n int64) float64 { return 4*float64(n) + 4*float64(n) + float64(n) + 12*float64(n) + 64<<20 },
+		Flags:       opt.flags,
+		Check:       opt.check,
+		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
+			return dev.PlanPrefiks(gpu.ScanRequest{Request: r, Op: opt.opIndex, Type: opt.typIndex, Exclusive: opt.exclusive,
+				Segmented: opt.segmented()})
+		},
+		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+	}
+}
+
+func (opt *options) flags(fs *flag.FlagSet) {
+	fs.StringVar(&opt.op, "op", opt.op, "operator: sum, max, min")
+	fs.StringVar(&opt.typ, "type", opt.typ, "element type: float32, int32 (with -a: the file's, unless given)")
+	fs.BoolVar(&opt.exclusive, "exclusive", false, "exclusive scan (out[i] combines the elements before i; a segment's head gets the identity)")
+	fs.StringVar(&opt.seglen, "seglen", "", "segmented: every segment N long, or mixed (lengths 1 to 10^6, half of them 1)")
+	fs.StringVar(&opt.flagsFile, "flags", "", "segmented: head flags from a 1-D .npy file (uint8 or bool; nonzero starts a segment)")
+	fs.StringVar(&opt.fileA, "a", "", "the input from a 1-D .npy file (float32 or int32); sets -n")
+	opt.out.Flags(fs, "the scan")
+}
+
+func (opt *options) check(o *cli.Options) error {
+	var err error
+	if opt.opIndex, err = cli.Choose("op", opt.op, gpu.ScanOps); err != nil {
+		return err
+	}
+	if opt.seglen != "" && opt.flagsFile != "" {
+		return fmt.Errorf("-seglen and -flags both give segments: choose one")
+	}
+	if opt.seglen != "" && opt.seglen != "mixed" {
+		if l, err := strconv.ParseInt(opt.seglen, 10, 64); err != nil || l < 1 {
+			return fmt.Errorf("-seglen %q: a length of at least 1, or mixed", opt.seglen)
+		}
+	}
+	if opt.fileA != "" {
+		a, err := data.Read(opt.fileA)
+		if err != nil {
+			return err
+		}
+		if _, err := a.Vector(); err != nil {
+			return err
+		}
+		typ := map[string]string{data.Float32: "float32", data.Int32: "int32"}[a.Dtype]
+		if typ == "" {
+			return fmt.Errorf("%s: dtype %s, where float32 or int32 is needed", opt.fileA, a.Dtype)
+		}
+		if o.Set["type"] && typ != opt.typ {
+			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)
+		}
+		opt.typ = typ
+		opt.in, _ = a.Words()
+		if o.Set["n"] && o.N != int64(len(opt.in)) {
+			return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.in), opt.fileA)
+		}
+		o.N = int64(len(opt.in))
+	}
+	if opt.typIndex, err = cli.Choose("type", opt.typ, gpu.ScanTypes); err != nil {
+		return err
+	}
+	if opt.flagsFile != "" {
+		f, err := data.Read(opt.flagsFile)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Vector(); err != nil {
+			return err
+		}
+		if opt.heads, err = f.Bytes(); err != nil {
+			return err
+		}
+		if int64(len(opt.heads)) != o.N {
+			return fmt.Errorf("%s holds %d flags for %d elements", opt.flagsFile, len(opt.heads), o.N)
+		}
+	}
+	return nil
+}
+
+type session struct {
+	opt           *options
+	o             cli.Options
+	in, flags     []uint32
+	headFlags     []byte
+	ref           verify.ScanReference
+	host          *gpu.Host
+	din, dout, df *gpu.Buffer
+	h2d           float64
+}
+
+func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
+	s := &session{opt: opt, o: o, in: opt.in, headFlags: opt.heads, h2d: math.NaN()}
+	defer func() {
+		if err != nil {
+			s.Free()
+		}
+	}()
+	if s.in == nil {
+		s.in = make([]uint32, o.N)
+		verify.ScanInput(s.in, opt.typ, o.Seed)
+	}
+	if opt.seglen != "" {
+		s.headFlags = make([]byte, o.N)
+		l, _ := strconv.ParseInt(opt.seglen, 10, 64) // mixed: 0
+		verify.SegmentFlags(s.headFlags, l, o.Seed+7)
+	}
+	s.ref = verify.Scan(opt.op, opt.typ, opt.exclusive, s.in, s.headFlags)
+	if s.host, err = gpu.AllocHost(o.N, dev != nil); err != nil {
+		return nil, err
+	}
+	if dev == nil {
+		return s, nil
+	}
+	for _, b := range []**gpu.Buffer{&s.din, &s.dout, &s.df} {
+		if *b, err = gpu.Alloc(4*o.N, false); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	err = s.din.UploadWords(s.in)
+	if err == nil && s.headFlags != nil {
+		err = s.df.UploadBytes(s.headFlags)
+	}
+	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
+	return s, err
+}
+
+func (s *session) H2DMs() float64 { return s.h2d }
+
+func (s *session) Free() {
+	s.host.Free()
+	for _, b := range []*gpu.Buffer{s.din, s.dout, s.df} {
+		b.Free()
+	}
+}
+
+// checked fills the row's check from out, and writes the first that passes to -o.
+func (s *session) checked(row report.Row, out []uint32, tol func(float64) float64) (report.Row, error) {
+	c := verify.CheckScan(s.opt.op, s.opt.typ, out, s.ref, tol)
+	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.MaxError), report.Num(c.Tolerance), c.Bad == 0, c.First
+	dtype := map[string]string{"float32": data.Float32, "int32": data.Int32}[s.opt.typ]
+	return row, s.opt.out.Write(row, func(path string) error { return data.WriteWords(path, dtype, out) })
+}
+
+func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+	pl := plan.(*gpu.PrefiksPlan)
+	var row report.Row
+	var flags *gpu.Buffer
+	if s.headFlags != nil {
+		flags = s.df
+	}
+	run := func() error { return gpu.RunPrefiks(pl, s.din, flags, s.dout, scratch) }
+	// two runs under two poisons: every bit pattern is a legal int32
+	out := s.host.Words()
+	first := make([]uint32, len(out))
+	unwritten := 0
+	for k, poison := range []byte{0xFF, 0x5A} {
+		if err := s.dout.Fill(poison); err != nil {
+			return row, err
+		}
+		if err := cli.LaunchOnce("prefiks "+pl.Variant.Name, run); err != nil {
+			return row, err
+		}
+		d2h, err := timer.Milliseconds(func() error { return s.dout.DownloadWords(out) })
+		if err != nil {
+			return row, err
+		}
+		row.D2HMs = report.Num(d2h)
+		if k == 0 {
+			copy(first, out)
+			continue
+		}
+		for i := range out {
+			if first[i] == 0xFFFFFFFF && out[i] == 0x5A5A5A5A {
+				unwritten++
+			}
+		}
+	}
+	row, err := s.checked(row, first, func(a float64) float64 { return gpu.PrefiksTolerance(pl, a) })
+	if unwritten > 0 {
+		row.Pass, row.Note = false, fmt.Sprintf("%d elements unwritten", unwritten)
+	}
+	if err != nil {
+		return row, err
+	}
+	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
+}
+
+func (s *session) RunHost(string) (report.Row, error) {
+	out := s.host.Words()
+	ms := cli.TimeHost(s.o.Reps, func() { verify.ScanCPU(s.opt.op, s.opt.typ, s.opt.exclusive, s.in, s.headFlags, out) })
+	row, err := s.checked(report.Row{}, out, func(a float64) float64 { return verify.CPUScanTolerance(s.o.N, a) })
+	cli.HostTimes(&row, ms)
+	row.Bytes = report.Num(8 * float64(s.o.N))
+	return row, err
+}

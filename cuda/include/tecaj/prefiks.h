@@ -1,0 +1,48 @@
+/* prefiks: prefix sums (scans) of a vector (cuda/prefiks.cu): inclusive or exclusive, of sum,
+ * max or min, over int32 (sums wrap as two's complement, as CUB and C do) or float32 elements,
+ * plain or segmented by head flags (flag 1 starts a segment; position 0 always does). Floats: NaN
+ * and Inf propagate from their position onward, only within their segment. Exclusive results
+ * are computed directly (out[i] combines the elements before i; a segment's head gets the
+ * identity), never by subtracting. */
+#ifndef TECAJ_PREFIKS_H
+#define TECAJ_PREFIKS_H
+#include "../tecaj.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const tc_program *tc_prefiks_program(void);
+
+typedef enum { TC_SCAN_SUM = 0, TC_SCAN_MAX = 1, TC_SCAN_MIN = 2 } tc_prefiks_op;
+typedef enum { TC_SCAN_INT32 = 0, TC_SCAN_FLOAT32 = 1 } tc_prefiks_type;
+
+typedef struct {
+    tc_request base; /* base.n elements */
+    tc_prefiks_op op;
+    tc_prefiks_type type;
+    int exclusive;
+    int segmented; /* head flags (uint8, one per element) come with the run */
+} tc_prefiks_request;
+
+typedef struct {
+    tc_launch launch; /* out_count = n */
+    tc_prefiks_op op;
+    tc_prefiks_type type;
+    int exclusive, segmented;
+    int levels;     /* grid, co, seg: the levels of block totals scanned recursively */
+    int64_t depth;  /* the most operations one output goes through (the float error bound's) */
+} tc_prefiks_plan;
+
+tc_status tc_prefiks_make_plan(const tc_prefiks_request *request, const tc_device *device, tc_prefiks_plan *out);
+/* in, out: n 4-byte elements (out may not alias in); flags: n bytes (segmented only; NULL
+ * otherwise); scratch: plan.launch.scratch_bytes. */
+tc_status tc_prefiks_run(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, void *out, void *scratch,
+                         cudaStream_t stream);
+/* The bound on |out[i] - exact| for float sums, given prefix_abs = sum |x_j| over the elements
+ * that out[i] combines: gamma(depth) * prefix_abs (Higham); 0 where the result must be exact. */
+double tc_prefiks_tolerance(const tc_prefiks_plan *plan, double prefix_abs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

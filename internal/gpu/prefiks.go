@@ -1,0 +1,66 @@
+package gpu
+
+/*
+#include "tecaj/prefiks.h"
+*/
+import "C"
+
+import "fmt"
+
+// Prefiks is the prefix sums (cuda/prefiks.cu).
+var Prefiks = register(C.tc_prefiks_program())
+
+// ScanOps and ScanTypes, in tecaj/prefiks.h's order.
+var (
+	ScanOps   = []string{"sum", "max", "min"}
+	ScanTypes = []string{"int32", "float32"}
+)
+
+// ScanRequest asks for one scan of N elements (Op and Type index ScanOps and ScanTypes).
+type ScanRequest struct {
+	Request
+	Op, Type             int
+	Exclusive, Segmented bool
+}
+
+// PrefiksPlan is a resolved scan.
+type PrefiksPlan struct {
+	Launch
+	Levels int   // levels of block totals scanned recursively
+	Depth  int64 // the most operations one output goes through
+	c      C.tc_prefiks_plan
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// PlanPrefiks checks the request against the variant's domain and plans the scan; outside the
+// domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+func (d *Device) PlanPrefiks(r ScanRequest) (*PrefiksPlan, error) {
+	pl := &PrefiksPlan{}
+	req := C.tc_prefiks_request{base: r.c(), op: C.tc_prefiks_op(r.Op), _type: C.tc_prefiks_type(r.Type),
+		exclusive: cbool(r.Exclusive), segmented: cbool(r.Segmented)}
+	desc := d.described()
+	if err := planError(Prefiks, r.Request, C.tc_prefiks_make_plan(&req, &desc, &pl.c)); err != nil {
+		return nil, fmt.Errorf("%w (-op %s -type %s)", err, ScanOps[r.Op], ScanTypes[r.Type])
+	}
+	pl.Launch = launchOf(r.Variant, &pl.c.launch)
+	pl.Levels, pl.Depth = int(pl.c.levels), int64(pl.c.depth)
+	return pl, nil
+}
+
+// RunPrefiks scans in into out (flags: n bytes, segmented plans only; else nil).
+func RunPrefiks(pl *PrefiksPlan, in, flags, out, scratch *Buffer) error {
+	return check("launching prefiks "+pl.Variant.Name, C.tc_prefiks_run(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()),
+		out.pointer(), scratch.pointer(), nil))
+}
+
+// PrefiksTolerance is the bound on |out[i] - exact| for float sums given the magnitude of what
+// out[i] combines; 0 where the result must be exact.
+func PrefiksTolerance(pl *PrefiksPlan, prefixAbs float64) float64 {
+	return float64(C.tc_prefiks_tolerance(&pl.c, C.double(prefixAbs)))
+}

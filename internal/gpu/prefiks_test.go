@@ -1,0 +1,70 @@
+package gpu
+
+import (
+	"errors"
+	"testing"
+
+	"tecaj/internal/verify"
+)
+
+func TestPrefiksPlansWithoutGPU(t *testing.T) {
+	var dev *Device
+	if _, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "hs"), N: 257, Threads: 256}}); !errors.Is(err, ErrOutsideDomain) {
+		t.Errorf("hs at n=257: %v, want ErrOutsideDomain", err)
+	}
+	pl, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: 1})
+	if err != nil || pl.Levels != 3 || pl.Launches != 5 || PrefiksTolerance(pl, 1) <= 0 {
+		t.Errorf("grid plan %+v, %v", pl, err)
+	}
+}
+
+func init() {
+	// inclusive and exclusive int32 sums (exact), plain, and segmented for the variants that take segments
+	fromGo["prefiks"] = func(t *testing.T, d *Device, v Variant, n int64) error {
+		in := make([]uint32, n)
+		verify.ScanInput(in, "int32", n)
+		flags := make([]byte, n)
+		verify.SegmentFlags(flags, 0, n)
+		bufs := make([]*Buffer, 3)
+		var err error
+		for i := range bufs {
+			if bufs[i], err = Alloc(4*n, false); err != nil {
+				return err
+			}
+			defer bufs[i].Free()
+		}
+		if err := firstError(bufs[0].UploadWords(in), bufs[2].UploadBytes(flags)); err != nil {
+			return err
+		}
+		for _, segmented := range []bool{false, true} {
+			for _, excl := range []bool{false, true} {
+				pl, err := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Exclusive: excl, Segmented: segmented})
+				if errors.Is(err, ErrOutsideDomain) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				scratch, err := pl.AllocScratch()
+				if err != nil {
+					return err
+				}
+				var f []byte
+				var fb *Buffer
+				if segmented {
+					f, fb = flags, bufs[2]
+				}
+				out := make([]uint32, n)
+				err = firstError(bufs[1].Fill(0xFF), RunPrefiks(pl, bufs[0], fb, bufs[1], scratch), Synchronize("prefiks"), bufs[1].DownloadWords(out))
+				scratch.Free()
+				if err != nil {
+					return err
+				}
+				if c := verify.CheckScan("sum", "int32", out, verify.Scan("sum", "int32", excl, in, f), func(float64) float64 { return 0 }); c.Bad != 0 {
+					t.Errorf("prefiks %s n=%d exclusive=%v segmented=%v: %s", v.Name, n, excl, segmented, c.First)
+				}
+			}
+		}
+		return nil
+	}
+}
