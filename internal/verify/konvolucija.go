@@ -1,0 +1,231 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Mask is a convolution mask of odd width and height (1-D: height 1), weights row by row. The
+// lecture's formula does not flip it: P[y][x] = sum M[j][i] * N[y - ry + j][x - rx + i]
+// (image processing calls this correlation, CNN libraries convolution).
+type Mask struct {
+	Name    string
+	W, H    int
+	Weights []float32
+}
+
+// The largest masks: 31 x 31 in 2-D, 63 taps in 1-D.
+const (
+	MaxMask2D = 31
+	MaxMask1D = 63
+)
+
+// MaskNames are the named masks; anything else is read as a custom mask.
+var MaskNames = []string{"box", "shift", "sobel-x", "sobel-y", "gauss"}
+
+// ParseMask makes the mask a -mask flag names, in 1 or 2 dimensions: box (k x k of 1/k^2; 1-D: k
+// taps of 1/k), shift (moves the picture one pixel left: P[x] = N[x+1]), sobel-x and sobel-y
+// (the lecture's edge masks, 2-D only), gauss (k x k, sigma = 0.3 ((k-1)/2 - 1) + 0.8, summing to
+// 1), or a custom mask: rows separated by ';', weights by ',' ("1,2,1;0,0,0;-1,-2,-1"; 1-D one row).
+func ParseMask(spec string, k, dim int) (Mask, error) {
+	if dim != 1 && dim != 2 {
+		return Mask{}, fmt.Errorf("-dim %d: 1 or 2", dim)
+	}
+	limit := MaxMask2D
+	if dim == 1 {
+		limit = MaxMask1D
+	}
+	if k < 1 || k%2 == 0 || k > limit {
+		return Mask{}, fmt.Errorf("-k %d: an odd size from 1 to %d", k, limit)
+	}
+	h := k
+	if dim == 1 {
+		h = 1
+	}
+	m := Mask{Name: spec, W: k, H: h, Weights: make([]float32, k*h)}
+	switch spec {
+	case "box":
+		for i := range m.Weights {
+			m.Weights[i] = 1 / float32(k*h)
+		}
+		return m, nil
+	case "shift":
+		if dim == 1 {
+			return Mask{Name: spec, W: 3, H: 1, Weights: []float32{0, 0, 1}}, nil
+		}
+		return Mask{Name: spec, W: 3, H: 3, Weights: []float32{0, 0, 0, 0, 0, 1, 0, 0, 0}}, nil
+	case "sobel-x", "sobel-y":
+		if dim == 1 {
+			return Mask{}, fmt.Errorf("-mask %s is 2-D (use -dim 2)", spec)
+		}
+		w := []float32{1, 0, -1, 2, 0, -2, 1, 0, -1}
+		if spec == "sobel-y" {
+			w = []float32{1, 2, 1, 0, 0, 0, -1, -2, -1}
+		}
+		return Mask{Name: spec, W: 3, H: 3, Weights: w}, nil
+	case "gauss":
+		sigma := 0.3*(float64(k-1)*0.5-1) + 0.8
+		var sum float64
+		g := make([]float64, k)
+		for i := range g {
+			d := float64(i - k/2)
+			g[i] = math.Exp(-d * d / (2 * sigma * sigma))
+			sum += g[i]
+		}
+		total := sum
+		if dim == 2 {
+			total = sum * sum
+		}
+		for y := 0; y < h; y++ {
+			for x := 0; x < k; x++ {
+				v := g[x]
+				if dim == 2 {
+					v *= g[y]
+				}
+				m.Weights[y*k+x] = float32(v / total)
+			}
+		}
+		return m, nil
+	}
+	return parseCustom(spec, dim, limit)
+}
+
+func parseCustom(spec string, dim, limit int) (Mask, error) {
+	rows := strings.Split(spec, ";")
+	m := Mask{Name: "custom", H: len(rows)}
+	for r, row := range rows {
+		cells := strings.Split(row, ",")
+		if r == 0 {
+			m.W = len(cells)
+		} else if len(cells) != m.W {
+			return Mask{}, fmt.Errorf("-mask %q: row %d has %d weights, row 1 has %d", spec, r+1, len(cells), m.W)
+		}
+		for _, c := range cells {
+			v, err := strconv.ParseFloat(strings.TrimSpace(c), 32)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return Mask{}, fmt.Errorf("-mask %q: %q is not a finite number (or name one of %s)", spec, strings.TrimSpace(c), strings.Join(MaskNames, ", "))
+			}
+			m.Weights = append(m.Weights, float32(v))
+		}
+	}
+	switch {
+	case dim == 1 && m.H != 1:
+		return Mask{}, fmt.Errorf("-mask %q has %d rows: a 1-D mask is one row", spec, m.H)
+	case m.W%2 == 0 || m.H%2 == 0:
+		return Mask{}, fmt.Errorf("-mask %q is %d x %d: both sizes must be odd (the mask has a centre)", spec, m.W, m.H)
+	case m.W > limit || m.H > limit:
+		return Mask{}, fmt.Errorf("-mask %q is %d x %d: at most %d", spec, m.W, m.H, limit)
+	}
+	return m, nil
+}
+
+// Image borders: elements outside the input are 0 (the lecture's ghost elements) or a replica
+// of the nearest edge element.
+const (
+	BorderZero      = "zero"
+	BorderReplicate = "replicate"
+)
+
+// at is the input at (x, y) under the border rule.
+func at(img []float32, w, h, x, y int, border string) float64 {
+	if x < 0 || x >= w || y < 0 || y >= h {
+		if border == BorderZero {
+			return 0
+		}
+		x, y = clampInt(x, 0, w-1), clampInt(y, 0, h-1)
+	}
+	return float64(img[y*w+x])
+}
+
+func clampInt(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
+// Convolve is the float64 reference: every output is the mask's weighted sum of its footprint
+// (products and sums in float64), the image w x h row-major (1-D: h = 1).
+func Convolve(img []float32, w, h int, m Mask, border string) []float64 {
+	out := make([]float64, w*h)
+	rx, ry := m.W/2, m.H/2
+	parallel(h, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := 0; x < w; x++ {
+				var s float64
+				for j := 0; j < m.H; j++ {
+					for i := 0; i < m.W; i++ {
+						// every tap multiplies, zero weights too: a NaN or Inf anywhere in the
+						// footprint spreads as IEEE says (0 * Inf is NaN), and only there
+						s += float64(m.Weights[j*m.W+i]) * at(img, w, h, x-rx+i, y-ry+j, border)
+					}
+				}
+				out[y*w+x] = s
+			}
+		}
+	})
+	return out
+}
+
+// ConvolveCPU is konvolucija's host variant: rows on every core, float32 products and sums in
+// the mask's order, as a device thread does them.
+func ConvolveCPU(img []float32, w, h int, m Mask, border string, out []float32) {
+	rx, ry := m.W/2, m.H/2
+	parallel(h, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := 0; x < w; x++ {
+				var s float32
+				for j := 0; j < m.H; j++ {
+					for i := 0; i < m.W; i++ {
+						s += m.Weights[j*m.W+i] * float32(at(img, w, h, x-rx+i, y-ry+j, border))
+					}
+				}
+				out[y*w+x] = s
+			}
+		}
+	})
+}
+
+// ConvTolerance bounds |out - reference| for a float32 convolution that adds its taps one after
+// another: each product rounds once and each of the taps-1 additions once, every term at most
+// sum |w| * max |x| in size, so gamma(taps + 1) * sum |w| * max |x| (Higham).
+func ConvTolerance(m Mask, maxAbs float64) float64 {
+	var sumW float64
+	for _, w := range m.Weights {
+		sumW += math.Abs(float64(w))
+	}
+	return gamma(float64(len(m.Weights)+1), 0x1p-24) * sumW * maxAbs
+}
+
+// ConvCheck compares a float32 result with the reference: within tol everywhere, NaN where the
+// reference is NaN, the same infinity where it is infinite.
+func ConvCheck(out []float32, want []float64, tol float64) (maxErr float64, bad int, first string) {
+	for i, g := range out {
+		w, gv := want[i], float64(g)
+		var ok bool
+		switch {
+		case math.IsNaN(w):
+			ok = math.IsNaN(gv)
+		case math.IsInf(w, 0):
+			ok = gv == w
+		default:
+			d := math.Abs(gv - w)
+			ok = d <= tol
+			if d > maxErr {
+				maxErr = d
+			}
+		}
+		if !ok {
+			if bad == 0 {
+				first = fmt.Sprintf("pixel %d: got %g, want %g", i, gv, w)
+			}
+			bad++
+		}
+	}
+	return maxErr, bad, first
+}
