@@ -1,0 +1,276 @@
+// Command konvolucija convolves a 1-D vector or a 2-D image (random, a PNG or JPEG photograph,
+// or a .npy array) with a mask (box, shift, sobel-x, sobel-y, gauss or a custom one), with each
+// step of the lecture (global memory, the mask in constant memory, shared-memory tiles),
+// verifies every output against a float64 reference and times it.
+package main
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"tecaj/internal/cli"
+	"tecaj/internal/data"
+	"tecaj/internal/gpu"
+	"tecaj/internal/report"
+	"tecaj/internal/verify"
+)
+
+// options are konvolucija's own flags.
+type options struct {
+	dim, k, width, height int
+	maskSpec, border      string
+	inImage, fileA, out   string
+	mask                  verify.Mask
+	img                   []float32 // from -in or -a
+}
+
+func main() { os.Exit(cli.Main(command())) }
+
+func command() cli.Command {
+	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero}
+	return cli.Command{
+		Program: gpu.Konvolucija,
+		About: "convolution of a vector (-dim 1) or an image (-dim 2; random, -in photo.png|jpg, or -a FILE.npy) with a mask " +
+			"(-mask box|shift|sobel-x|sobel-y|gauss or \"1,2,1;0,0,0;-1,-2,-1\"), as the lecture defines it: " +
+			"P = sum M[j][i] N[y-r+j][x-r+i], the mask not flipped (correlation, in image processing's words); " +
+			"every lecture step, verified and timed",
+		DefaultN:  4096 * 4096,
+		Default:   "t",
+		Baseline:  "g",
+		ErrorKind: "max abs err",
+		HostVariants: []cli.HostVariant{
+			{Name: "cpu", Summary: "host: rows on every core (goroutines), float32 as a device thread adds; no GPU needed"},
+		},
+		Benchmarks: []string{"-width 8192 -height 8192 -reps 20", "-width 8192 -height 8192 -k 5 -reps 20",
+			"-width 8192 -height 8192 -mask sobel-x -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20"},
+		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
+		Flags:       opt.flags,
+		Check:       opt.check,
+		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
+			w, h := opt.width, opt.height
+			if opt.dim == 1 {
+				w, h = int(r.N), 1
+			}
+			return dev.PlanKonvolucija(gpu.ConvRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
+				MaskH: opt.mask.H, Replicate: opt.border == verify.BorderReplicate})
+		},
+		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+	}
+}
+
+func (opt *options) flags(fs *flag.FlagSet) {
+	fs.IntVar(&opt.dim, "dim", opt.dim, "1 (a vector of -n) or 2 (an image of -width x -height)")
+	fs.IntVar(&opt.width, "width", opt.width, "2-D: the random image's width (or -n alone: the squarest image of n pixels)")
+	fs.IntVar(&opt.height, "height", opt.height, "2-D: the random image's height")
+	fs.StringVar(&opt.maskSpec, "mask", opt.maskSpec, "box, shift, sobel-x, sobel-y, gauss, or rows of weights: \"1,2,1;0,0,0;-1,-2,-1\"")
+	fs.IntVar(&opt.k, "k", opt.k, "box and gauss: the odd size (up to 31; 1-D up to 63 taps)")
+	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")
+	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma); sets the size")
+	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array; sets the size")
+	fs.StringVar(&opt.out, "o", "", "write the first passing result: .npy (float32), or .png/.jpg for -dim 2 (rounded and clamped "+
+		"to 0..255; masks with negative weights, such as Sobel's, write |value| so that edges of either sign show)")
+}
+
+func (opt *options) check(o *cli.Options) error {
+	if opt.dim != 1 && opt.dim != 2 {
+		return fmt.Errorf("-dim %d: 1 or 2", opt.dim)
+	}
+	if opt.border != verify.BorderZero && opt.border != verify.BorderReplicate {
+		return fmt.Errorf("-border %q: zero or replicate", opt.border)
+	}
+	var err error
+	if opt.mask, err = verify.ParseMask(opt.maskSpec, opt.k, opt.dim); err != nil {
+		return err
+	}
+	switch {
+	case opt.inImage != "" && opt.fileA != "":
+		return fmt.Errorf("-in and -a both give the input: choose one")
+	case opt.inImage != "":
+		if opt.dim != 2 {
+			return fmt.Errorf("-in %s: an image is 2-D (-dim 2)", opt.inImage)
+		}
+		img, err := data.ReadImage(opt.inImage, false)
+		if err != nil {
+			return err
+		}
+		opt.width, opt.height, opt.img = img.Width, img.Height, img.Planes[0]
+	case opt.fileA != "":
+		a, err := data.Read(opt.fileA)
+		if err != nil {
+			return err
+		}
+		if len(a.Shape) != opt.dim || a.Len() == 0 {
+			return fmt.Errorf("%s: shape %v, where a %d-D array is needed (-dim %d)", opt.fileA, a.Shape, opt.dim, opt.dim)
+		}
+		if opt.img, _, err = a.Float32s(); err != nil {
+			return err
+		}
+		if opt.dim == 2 {
+			opt.height, opt.width = a.Shape[0], a.Shape[1]
+		} else {
+			opt.width, opt.height = a.Shape[0], 1
+		}
+	}
+	if opt.dim == 2 && opt.img == nil && o.Set["n"] && !o.Set["width"] && !o.Set["height"] {
+		// -n in 2-D: the squarest image of exactly n pixels (its height the largest divisor <= sqrt n)
+		h := int64(math.Sqrt(float64(o.N)))
+		for h > 1 && o.N%h != 0 {
+			h--
+		}
+		if h < 1 || o.N > math.MaxInt32 {
+			return fmt.Errorf("-n %d: from 1 to %d pixels", o.N, math.MaxInt32)
+		}
+		opt.width, opt.height = int(o.N/h), int(h)
+	}
+	if opt.dim == 2 || opt.img != nil {
+		if opt.width < 1 || opt.height < 1 {
+			return fmt.Errorf("-width and -height must be at least 1 (got %d x %d)", opt.width, opt.height)
+		}
+		n := int64(opt.width) * int64(opt.height)
+		if o.Set["n"] && o.N != n {
+			return fmt.Errorf("-n %d does not match the %d x %d input (leave -n out in 2-D)", o.N, opt.width, opt.height)
+		}
+		o.N = n
+	} else if !o.Set["n"] {
+		o.N = 1 << 20
+	}
+	if o.N > math.MaxInt32 {
+		return fmt.Errorf("-n %d: at most %d elements", o.N, math.MaxInt32)
+	}
+	if opt.out != "" && !strings.HasSuffix(opt.out, ".npy") && opt.dim != 2 {
+		return fmt.Errorf("-o %s: a 1-D result is written as .npy", opt.out)
+	}
+	return nil
+}
+
+type session struct {
+	opt              *options
+	o                cli.Options
+	w, h             int
+	img              []float32
+	want             []float64
+	tol              float64
+	host             *gpu.Host
+	din, dmask, dout *gpu.Buffer
+	h2d              float64
+	written          bool
+}
+
+func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
+	s := &session{opt: opt, o: o, w: opt.width, h: opt.height, img: opt.img, h2d: math.NaN()}
+	if opt.dim == 1 {
+		s.w, s.h = int(o.N), 1
+	}
+	defer func() {
+		if err != nil {
+			s.Free()
+		}
+	}()
+	if s.img == nil {
+		s.img = make([]float32, o.N)
+		verify.Uniform(s.img, o.Seed)
+	}
+	s.want = verify.Convolve(s.img, s.w, s.h, opt.mask, opt.border)
+	maxAbs := 0.0
+	for _, x := range s.img {
+		if v := math.Abs(float64(x)); v > maxAbs && !math.IsInf(v, 0) {
+			maxAbs = v
+		}
+	}
+	s.tol = verify.ConvTolerance(opt.mask, maxAbs)
+	if s.host, err = gpu.AllocHost(o.N, dev != nil); err != nil {
+		return nil, err
+	}
+	if dev == nil {
+		return s, nil
+	}
+	for _, b := range []**gpu.Buffer{&s.din, &s.dout} {
+		if *b, err = gpu.Alloc(4*o.N, false); err != nil {
+			return nil, err
+		}
+	}
+	if s.dmask, err = gpu.Alloc(int64(4*len(opt.mask.Weights)), false); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	err = cli.FirstError(s.din.Upload(s.img), s.dmask.Upload(opt.mask.Weights))
+	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
+	return s, err
+}
+
+func (s *session) H2DMs() float64 { return s.h2d }
+
+func (s *session) Free() {
+	s.host.Free()
+	for _, b := range []*gpu.Buffer{s.din, s.dmask, s.dout} {
+		b.Free()
+	}
+}
+
+// checked fills the row's check and writes the first passing result to -o.
+func (s *session) checked(row report.Row, out []float32) (report.Row, error) {
+	maxErr, bad, first := verify.ConvCheck(out, s.want, s.tol)
+	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(maxErr), report.Num(s.tol), bad == 0, first
+	if s.opt.out == "" || s.written || !row.Pass {
+		return row, nil
+	}
+	s.written = true
+	if strings.HasSuffix(s.opt.out, ".npy") {
+		shape := []int{s.h, s.w}
+		if s.opt.dim == 1 {
+			shape = []int{s.w}
+		}
+		raw := make([]byte, 4*len(out))
+		for i, v := range out {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+		}
+		return row, data.Write(s.opt.out, data.Float32, shape, raw)
+	}
+	img := &data.Image{Width: s.w, Height: s.h, Channels: 1, Planes: [][]float32{append([]float32(nil), out...)}}
+	negative := false
+	for _, w := range s.opt.mask.Weights {
+		negative = negative || w < 0
+	}
+	if negative {
+		for i, v := range img.Planes[0] {
+			img.Planes[0][i] = float32(math.Abs(float64(v)))
+		}
+	}
+	return row, data.WriteImage(s.opt.out, img)
+}
+
+func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
+	pl := plan.(*gpu.KonvolucijaPlan)
+	var row report.Row
+	run := func() error { return gpu.RunKonvolucija(pl, s.din, s.dmask, s.dout) }
+	if err := s.dout.Fill(0xFF); err != nil { // a NaN no kernel writes: an unwritten pixel fails
+		return row, err
+	}
+	if err := cli.LaunchOnce("konvolucija "+pl.Variant.Name, run); err != nil {
+		return row, err
+	}
+	out := s.host.Floats
+	d2h, err := timer.Milliseconds(func() error { return s.dout.Download(out) })
+	if err != nil {
+		return row, err
+	}
+	row.D2HMs = report.Num(d2h)
+	if row, err = s.checked(row, out); err != nil {
+		return row, err
+	}
+	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
+}
+
+func (s *session) RunHost(string) (report.Row, error) {
+	out := s.host.Floats
+	ms := cli.TimeHost(s.o.Reps, func() { verify.ConvolveCPU(s.img, s.w, s.h, s.opt.mask, s.opt.border, out) })
+	row, err := s.checked(report.Row{}, out)
+	cli.HostTimes(&row, ms)
+	row.Bytes = report.Num(8 * float64(s.o.N))
+	return row, err
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tecaj/internal/cli/clitest"
+	"tecaj/internal/data"
+)
+
+func TestUsage(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.png")
+	os.WriteFile(text, []byte("not an image"), 0o644)
+	empty := filepath.Join(dir, "v.npy")
+	if err := data.WriteFloat32s(empty, []float32{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-dim", "3"}, "-dim 3: 1 or 2"},
+		{[]string{"-k", "4"}, "-k 4: an odd size"},
+		{[]string{"-k", "33"}, "-k 33: an odd size from 1 to 31"},
+		{[]string{"-mask", "1,2;3,4"}, "must be odd"},
+		{[]string{"-mask", "1,2,1;0,0"}, "row 2 has 2 weights"},
+		{[]string{"-mask", "blur"}, `"blur" is not a finite number`},
+		{[]string{"-border", "wrap"}, `-border "wrap"`},
+		{[]string{"-in", text}, "not a PNG or JPEG"},
+		{[]string{"-in", filepath.Join(dir, "missing.png")}, "missing.png"},
+		{[]string{"-a", empty}, "a 2-D array is needed"},
+		{[]string{"-dim", "1", "-mask", "sobel-x"}, "2-D"},
+		{[]string{"-width", "0"}, "at least 1"},
+		{[]string{"-blocks", "3"}, "sizes its own grid"},
+	} {
+		if code, _, stderr := clitest.Run(t, "konvolucija", c.args...); code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
+			t.Errorf("konvolucija %v: exit %d, %q; want 2 and one line with %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// A generated picture through the shift mask: a one-pixel move left, exact (the golden output:
+// every pixel takes its right neighbour's value; the last column, with replicate, its own).
+func TestShiftGolden(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.png"), filepath.Join(dir, "out.png")
+	const w, h = 41, 23
+	img := &data.Image{Width: w, Height: h, Channels: 1, Planes: [][]float32{make([]float32, w*h)}}
+	for i := range img.Planes[0] {
+		img.Planes[0][i] = float32((i*29 + i/w*7) % 256)
+	}
+	if err := data.WriteImage(in, img); err != nil {
+		t.Fatal(err)
+	}
+	variant := "cpu"
+	if clitest.NoGPU() == "" {
+		variant = "all"
+	}
+	if code, stdout, stderr := clitest.Run(t, "konvolucija", "-variant", variant, "-in", in, "-mask", "shift", "-border", "replicate", "-o", out, "-reps", "2"); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := data.ReadImage(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			want := img.Planes[0][y*w+x]
+			if x+1 < w {
+				want = img.Planes[0][y*w+x+1]
+			}
+			if got.Planes[0][y*w+x] != want {
+				t.Fatalf("(%d,%d): %v, want %v", x, y, got.Planes[0][y*w+x], want)
+			}
+		}
+	}
+}

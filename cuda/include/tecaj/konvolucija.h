@@ -1,0 +1,47 @@
+/* konvolucija: 1-D and 2-D convolution of float32 data with a mask of odd size (cuda/konvolucija.cu),
+ * as the lecture defines it: P[y][x] = sum_j sum_i M[j][i] * N[y - ry + j][x - rx + i], the mask not
+ * flipped (image processing's correlation, CNN libraries' convolution). Elements outside the input
+ * are 0 (the lecture's ghost elements) or a replica of the nearest edge element. Every tap
+ * multiplies, so a NaN or Inf spreads over its footprint, and only there. */
+#ifndef TECAJ_KONVOLUCIJA_H
+#define TECAJ_KONVOLUCIJA_H
+#include "../tecaj.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const tc_program *tc_konvolucija_program(void);
+
+typedef enum { TC_BORDER_ZERO = 0, TC_BORDER_REPLICATE = 1 } tc_border;
+
+/* The largest masks: 31 x 31 in 2-D, 63 taps in 1-D. */
+#define TC_KONVOLUCIJA_MAX_2D 31
+#define TC_KONVOLUCIJA_MAX_1D 63
+
+typedef struct {
+    tc_request base;     /* base.n = width x height */
+    int dim;             /* 1 or 2 */
+    int width, height;   /* the image (1-D: width = n, height = 1) */
+    int mask_w, mask_h;  /* odd; 1-D: mask_h = 1 */
+    tc_border border;
+} tc_konvolucija_request;
+
+typedef struct {
+    tc_launch launch;    /* out_count = items = width x height */
+    int dim, width, height, mask_w, mask_h;
+    tc_border border;
+    int block_x, block_y; /* the 2-D block's shape (1-D: threads x 1) */
+    int grid_y;
+} tc_konvolucija_plan;
+
+tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const tc_device *device,
+                                   tc_konvolucija_plan *out);
+/* in, out: width x height floats, row-major (out may not alias in); mask: mask_w x mask_h floats
+ * of device memory, row-major. */
+tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const float *in, const float *mask, float *out,
+                             cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+package gpu
+
+/*
+#include "tecaj/konvolucija.h"
+*/
+import "C"
+
+// Konvolucija is the convolutions (cuda/konvolucija.cu).
+var Konvolucija = register(C.tc_konvolucija_program())
+
+// ConvRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
+// MaskW x MaskH (odd); Replicate picks the border (else zero).
+type ConvRequest struct {
+	Request
+	Dim, Width, Height, MaskW, MaskH int
+	Replicate                        bool
+}
+
+// KonvolucijaPlan is a resolved convolution.
+type KonvolucijaPlan struct {
+	Launch
+	c C.tc_konvolucija_plan
+}
+
+// PlanKonvolucija checks the request against the variant's domain and plans the convolution;
+// outside the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
+	pl := &KonvolucijaPlan{}
+	border := C.tc_border(C.TC_BORDER_ZERO)
+	if r.Replicate {
+		border = C.TC_BORDER_REPLICATE
+	}
+	req := C.tc_konvolucija_request{base: r.c(), dim: C.int(r.Dim), width: C.int(r.Width), height: C.int(r.Height),
+		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border}
+	desc := d.described()
+	if err := planError(Konvolucija, r.Request, C.tc_konvolucija_make_plan(&req, &desc, &pl.c)); err != nil {
+		return nil, err
+	}
+	pl.Launch = launchOf(r.Variant, &pl.c.launch)
+	return pl, nil
+}
+
+// RunKonvolucija convolves in with mask (device memory) into out.
+func RunKonvolucija(pl *KonvolucijaPlan, in, mask, out *Buffer) error {
+	return check("launching konvolucija "+pl.Variant.Name, C.tc_konvolucija_run(&pl.c, in.floats(), mask.floats(), out.floats(), nil))
+}

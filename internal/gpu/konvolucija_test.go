@@ -1,0 +1,59 @@
+package gpu
+
+import (
+	"errors"
+	"testing"
+
+	"tecaj/internal/verify"
+)
+
+func TestKonvolucijaPlansWithoutGPU(t *testing.T) {
+	var dev *Device
+	r := ConvRequest{Request: Request{Variant: find(t, Konvolucija, "t"), N: 100 * 50}, Dim: 2, Width: 100, Height: 50, MaskW: 33, MaskH: 33}
+	if _, err := dev.PlanKonvolucija(r); !errors.Is(err, ErrOutsideDomain) {
+		t.Errorf("a 33x33 mask: %v, want ErrOutsideDomain", err)
+	}
+	r.MaskW, r.MaskH = 3, 3
+	if pl, err := dev.PlanKonvolucija(r); err != nil || pl.Items != 5000 || pl.Blocks != 4 {
+		t.Errorf("3x3 plan %+v %v", pl, err)
+	}
+}
+
+func init() {
+	// a 2-D image n/97 + 1 rows high, box 3x3 and an asymmetric 5x3 mask, replicate border
+	fromGo["konvolucija"] = func(t *testing.T, d *Device, v Variant, n int64) error {
+		w := 97
+		h := int(n)/w + 1
+		img := make([]float32, w*h)
+		verify.Uniform(img, n)
+		for _, spec := range []string{"box", "1,2,3,4,5;0,0,0,0,-1;2,2,2,2,2"} {
+			m, err := verify.ParseMask(spec, 3, 2)
+			if err != nil {
+				return err
+			}
+			pl, err := d.PlanKonvolucija(ConvRequest{Request: Request{Variant: v, N: int64(w * h)}, Dim: 2, Width: w, Height: h,
+				MaskW: m.W, MaskH: m.H, Replicate: true})
+			if err != nil {
+				return err
+			}
+			in, mask := upload(t, img, false), upload(t, m.Weights, false)
+			out, err := Alloc(int64(4*w*h), false)
+			if err != nil {
+				return err
+			}
+			got := make([]float32, w*h)
+			err = firstError(out.Fill(0xFF), RunKonvolucija(pl, in, mask, out), Synchronize("konvolucija"), out.Download(got))
+			in.Free()
+			mask.Free()
+			out.Free()
+			if err != nil {
+				return err
+			}
+			want := verify.Convolve(img, w, h, m, verify.BorderReplicate)
+			if _, bad, first := verify.ConvCheck(got, want, verify.ConvTolerance(m, 1)); bad != 0 {
+				t.Errorf("konvolucija %s %dx%d %s: %d bad, %s", v.Name, w, h, spec, bad, first)
+			}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,181 @@
+// konvolucija on the GPU: every variant x 1-D/2-D x border x mask x size x block size against a
+// float64 reference (the mask not flipped), within gamma(taps + 1) * sum |w| * max |x|; exactly
+// with integer masks on small-integer images (every partial sum exact); NaN and Inf spread over
+// their footprint only; masks larger than the image.
+#include "util.h"
+#include "tecaj/konvolucija.h"
+
+using namespace tctest;
+
+namespace {
+
+const tc_program *const kProgram = tc_konvolucija_program();
+const bool registered = register_program(kProgram);
+
+struct Image {
+    int w, h;
+    std::vector<float> px;
+};
+struct Mask {
+    int w, h;
+    std::vector<float> wt;
+};
+
+double at(const Image &im, int x, int y, tc_border border) {
+    if (x < 0 || x >= im.w || y < 0 || y >= im.h) {
+        if (border == TC_BORDER_ZERO) return 0;
+        x = std::min(std::max(x, 0), im.w - 1);
+        y = std::min(std::max(y, 0), im.h - 1);
+    }
+    return im.px[size_t(y) * im.w + x];
+}
+
+std::vector<double> reference(const Image &im, const Mask &m, tc_border border) {
+    std::vector<double> out(im.px.size());
+    for (int y = 0; y < im.h; ++y)
+        for (int x = 0; x < im.w; ++x) {
+            double s = 0;
+            for (int j = 0; j < m.h; ++j)
+                for (int i = 0; i < m.w; ++i) s += double(m.wt[j * m.w + i]) * at(im, x - m.w / 2 + i, y - m.h / 2 + j, border);
+            out[size_t(y) * im.w + x] = s;
+        }
+    return out;
+}
+
+Image random_image(int w, int h, uint64_t seed, bool small_integers = false) {
+    Image im{w, h, small_integers ? std::vector<float>(size_t(w) * h) : random_floats(size_t(w) * h, seed)};
+    if (small_integers) {
+        std::mt19937_64 rng(seed);
+        for (auto &p : im.px) p = float(int(rng() % 7) - 3);
+    }
+    return im;
+}
+
+Mask random_mask(int w, int h, uint64_t seed, bool integers = false) {
+    std::mt19937_64 rng(seed);
+    Mask m{w, h, std::vector<float>(size_t(w) * h)};
+    for (auto &v : m.wt) v = integers ? float(int(rng() % 5) - 2) : std::uniform_real_distribution<float>(-1, 1)(rng);
+    return m;
+}
+
+// Runs variant v; false where the plan refuses. exact: compare bit for bit (integer data).
+bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int threads, bool exact = false) {
+    const tc_device d = device();
+    tc_konvolucija_plan p;
+    const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border};
+    const tc_status st = tc_konvolucija_make_plan(&r, &d, &p);
+    if (st == TC_OUTSIDE_DOMAIN) return false;
+    const std::string what = std::string(tc_variant_at(kProgram, v)->name) + " dim=" + std::to_string(dim) + " " +
+                             std::to_string(im.w) + "x" + std::to_string(im.h) + " mask " + std::to_string(m.w) + "x" +
+                             std::to_string(m.h) + (border == TC_BORDER_ZERO ? " zero" : " replicate") +
+                             " threads=" + std::to_string(threads);
+    EXPECT_EQ(TC_OK, st) << what;
+    if (st != TC_OK) return false;
+    DeviceBuffer<float> din(im.px.size()), dmask(m.wt.size()), dout(im.px.size());
+    din.upload(im.px);
+    dmask.upload(m.wt);
+    dout.upload(std::vector<float>(im.px.size(), poison()));
+    EXPECT_EQ(TC_OK, tc_konvolucija_run(&p, din.ptr, dmask.ptr, dout.ptr, nullptr)) << what;
+    EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
+    const auto got = dout.download(im.px.size());
+    const auto want = reference(im, m, border);
+    double sum_w = 0, max_x = 0;
+    for (float w : m.wt) sum_w += std::fabs(w);
+    for (float x : im.px)
+        if (std::isfinite(x)) max_x = std::max(max_x, double(std::fabs(x)));
+    const double taps = double(m.wt.size()), tol = exact ? 0 : (taps + 1) * 0x1p-24 / (1 - (taps + 1) * 0x1p-24) * sum_w * max_x;
+    int bad = 0;
+    for (size_t i = 0; i < got.size() && bad < 3; ++i) {
+        const bool ok = !is_poison(got[i]) &&
+                        (std::isnan(want[i]) ? std::isnan(got[i]) : std::isinf(want[i]) ? double(got[i]) == want[i]
+                                                                                         : std::fabs(got[i] - want[i]) <= tol);
+        if (!ok) {
+            ++bad;
+            ADD_FAILURE() << what << " pixel " << i << ": got " << got[i] << (is_poison(got[i]) ? " (unwritten)" : "")
+                          << ", want " << want[i] << " (tolerance " << tol << ")";
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST(Konvolucija, OneDimension) {
+    REQUIRE_GPU();
+    uint64_t seed = 1;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (int64_t n : up_to_max_n({1, 2, 31, 33, 1023, 1025, (1 << 20) + 3}))
+            for (int taps : {3, 7, 63})
+                for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
+                    for (int threads : {64, 256, 1024}) {
+                        if (threads != 256 && n > 70000) continue;
+                        check(v, 1, random_image(int(n), 1, ++seed), random_mask(taps, 1, seed), b, threads);
+                    }
+}
+
+TEST(Konvolucija, TwoDimensions) {
+    REQUIRE_GPU();
+    uint64_t seed = 100;
+    struct Size { int w, h; };
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (Size s : {Size{1, 1}, Size{1, 7}, Size{7, 1}, Size{33, 17}, Size{1021, 769}})
+            for (Size m : {Size{3, 3}, Size{5, 5}, Size{15, 15}, Size{31, 31}, Size{5, 3}})
+                for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
+                    for (int threads : {64, 256, 1024}) {
+                        if (threads != 256 && int64_t(s.w) * s.h > 70000) continue;
+                        check(v, 2, random_image(s.w, s.h, ++seed), random_mask(m.w, m.h, seed), b, threads);
+                    }
+}
+
+TEST(Konvolucija, ExactOnSmallIntegers) {
+    REQUIRE_GPU();
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (int dim : {1, 2}) {
+            const Image im = random_image(dim == 1 ? 100003 : 517, dim == 1 ? 1 : 301, uint64_t(v + dim), true);
+            check(v, dim, im, random_mask(dim == 1 ? 9 : 7, dim == 1 ? 1 : 5, uint64_t(v), true), TC_BORDER_REPLICATE, 256, true);
+        }
+}
+
+TEST(Konvolucija, NanAndInfSpreadOverTheirFootprint) {
+    REQUIRE_GPU();
+    Image im = random_image(64, 40, 9);
+    im.px[20 * 64 + 30] = NAN;
+    im.px[5 * 64 + 5] = INFINITY;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE}) check(v, 2, im, random_mask(5, 5, 3), b, 256);
+}
+
+TEST(Konvolucija, DomainsWithoutGPU) {
+    const tc_device d = fake_device();
+    tc_konvolucija_plan p;
+    const auto plan = [&](int dim, int w, int h, int mw, int mh, int threads = 256) {
+        const tc_konvolucija_request r{{0, int64_t(w) * h, threads, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO};
+        return tc_konvolucija_make_plan(&r, &d, &p);
+    };
+    EXPECT_EQ(TC_OK, plan(2, 100, 50, 31, 31));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(2, 100, 50, 33, 33));
+    EXPECT_EQ(TC_OK, plan(1, 1000, 1, 63, 1));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(1, 1000, 1, 65, 1));
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(2, 100, 50, 4, 3));   // even
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(1, 100, 2, 3, 1));    // 1-D is one row
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(3, 100, 1, 3, 1));
+    ASSERT_EQ(TC_OK, plan(2, 1021, 769, 3, 3, 256));
+    EXPECT_EQ(p.block_x, 32);
+    EXPECT_EQ(p.block_y, 8);
+    EXPECT_EQ(p.launch.blocks, 32);
+    EXPECT_EQ(p.grid_y, 97);
+}
+
+TEST(Konvolucija, LaunchesAsPlanned) {
+    REQUIRE_GPU();
+    const tc_device d = device();
+    for (int v = 0; v < tc_variant_count(kProgram); ++v) {
+        tc_konvolucija_plan p;
+        const tc_konvolucija_request r{{v, 1000 * 300, 0, 0}, 2, 1000, 300, 5, 5, TC_BORDER_REPLICATE};
+        ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+        DeviceBuffer<float> in(1000 * 300), mask(25), out(1000 * 300);
+        expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
+            return tc_konvolucija_run(&p, in.ptr, mask.ptr, out.ptr, s);
+        }, tc_variant_at(kProgram, v)->name);
+    }
+}
