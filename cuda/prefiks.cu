@@ -8,6 +8,7 @@
 #include "primitives.cuh"
 #include "tecaj/prefiks.h"
 #include <cmath>
+#include <cuda/atomic>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -18,6 +19,20 @@ constexpr unsigned kFull = 0xffffffffu;
 template <typename T, typename Op>
 __host__ __device__ __forceinline__ T identity() {
     return Op::template identity<T>();
+}
+
+// A 32-bit element's bits and back (status words hold them).
+template <typename T>
+__device__ __forceinline__ uint32_t bits_of(T v) {
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    return b;
+}
+template <typename T>
+__device__ __forceinline__ T from_bits(uint32_t b) {
+    T v;
+    memcpy(&v, &b, 4);
+    return v;
 }
 
 // A segmented element: the value and its head flag. The lecture's operator:
@@ -193,6 +208,105 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
         out[i] = EXCL && (i == 0 || flags[i] != 0) ? identity<T, Op>() : pairs[i].v;
 }
 
+
+// ---- best: one pass, decoupled look-back (Merrill & Garland 2016), deterministic --------------
+//
+// Beyond the lecture. Tiles of kBestItems x 256 elements take an index from a counter (tiles
+// start in index order, so every tile a look-back waits for is running or done: no deadlock).
+// Each thread scans its kBestItems contiguous elements, the block scans the thread totals
+// (tc::block_scan) and the tile publishes its aggregate; the tile then looks back over its
+// predecessors' published words until one holds an inclusive prefix, and folds the aggregates
+// after it from left to right. Every inclusive prefix is then the left fold of all aggregates
+// before it, whichever predecessor the look-back stopped at, so float results are the same bits
+// every run (CUB's float scan folds its look-back window as a tree: not guaranteed). Status
+// words carry a run epoch, so no run needs the statuses cleared: the last tile to finish
+// advances the epoch and resets the counters. A look-back that spins too long (a bug, not a
+// state the design reaches) gives up rather than hang, and the result fails its check.
+constexpr int kBestThreads = 256, kBestItems = 8, kBestTile = kBestThreads * kBestItems;
+enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
+
+struct BestState {
+    unsigned counter, done, epoch, gave_up;
+};
+
+__device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
+    return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & 0xffffu) << 48;
+}
+
+template <typename T, typename Op, bool EXCL>
+__global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, T *out, int64_t n, BestState *state,
+                                                         uint64_t *statuses, int64_t tiles) {
+    static_assert(sizeof(T) == 4, "status words hold 32-bit values");
+    __shared__ tc::BlockScanStorage<T> storage;
+    __shared__ int64_t tile_shared;
+    __shared__ T prefix_shared;
+    __shared__ uint32_t stack[256];  // the aggregates a look-back passes, newest first
+    const Op op{};
+    if (threadIdx.x == 0) tile_shared = atomicAdd(&state->counter, 1u);
+    __syncthreads();
+    const int64_t tile = tile_shared, base = tile * kBestTile + int64_t(threadIdx.x) * kBestItems;
+    const uint32_t epoch = __ldcg(&state->epoch);  // through L2: the last run's last tile wrote it
+    T x[kBestItems];
+    T total = identity<T, Op>();
+#pragma unroll
+    for (int i = 0; i < kBestItems; ++i) {
+        x[i] = base + i < n ? in[base + i] : identity<T, Op>();
+        total = op(total, x[i]);
+    }
+    T aggregate;
+    const T thread_prefix = tc::block_scan<T, Op, true>(total, storage, op, &aggregate);
+    if (threadIdx.x == 0) {
+        cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
+        T prefix = identity<T, Op>();
+        if (tile == 0) {
+            mine.store(status_word(bits_of(aggregate), kInclusive, epoch), cuda::memory_order_release);
+        } else {
+            mine.store(status_word(bits_of(aggregate), kAggregate, epoch), cuda::memory_order_release);
+            int depth = 0;
+            uint32_t spins = 0;
+            for (int64_t j = tile - 1;;) {
+                cuda::atomic_ref<uint64_t, cuda::thread_scope_device> theirs(statuses[j]);
+                const uint64_t w = theirs.load(cuda::memory_order_acquire);
+                const uint32_t status = uint32_t(w >> 32) & 3u, e = uint32_t(w >> 48);
+                const bool valid = status != kInvalid && e == (epoch & 0xffffu);
+                if (valid && status == kInclusive) {
+                    prefix = from_bits<T>(uint32_t(w));
+                    break;
+                }
+                if (valid && depth < 256) {  // an aggregate: remember it, look further back
+                    stack[depth++] = uint32_t(w);
+                    --j;
+                    continue;
+                }
+                if (++spins > (1u << 26)) {  // gave up: never expected
+                    atomicExch(&state->gave_up, 1u);
+                    break;
+                }
+                __nanosleep(32);  // not published yet (or the stack is full: wait for an inclusive)
+            }
+            for (int k = depth - 1; k >= 0; --k) prefix = op(prefix, from_bits<T>(stack[k]));  // left to right
+            mine.store(status_word(bits_of(op(prefix, aggregate)), kInclusive, epoch), cuda::memory_order_release);
+        }
+        prefix_shared = prefix;
+    }
+    __syncthreads();
+    T acc = op(prefix_shared, thread_prefix);
+#pragma unroll
+    for (int i = 0; i < kBestItems; ++i) {
+        if (EXCL && base + i < n) out[base + i] = acc;
+        acc = op(acc, x[i]);
+        if (!EXCL && base + i < n) out[base + i] = acc;
+    }
+    if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(state->done);
+        if (done.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(tiles - 1)) {  // the last tile: ready the next run
+            state->counter = 0;
+            state->done = 0;
+            state->epoch = epoch + 1;
+        }
+    }
+}
+
 // ---- the baseline: CUB's scans, and for segments what a CUB user does from head flags: keys by
 // an inclusive sum of the flags, then ScanByKey (timed whole).
 struct FlagAsKey {
@@ -226,7 +340,7 @@ cudaError_t cub_scan(void *temp, size_t &bytes, const T *in, const uint8_t *flag
 
 // ---- variants, plans, runs -----------------------------------------------------------------
 
-enum { VHS, VWARP, VBLOCK, VGRID, VCO, VSEG, VCUB, VARIANTS };
+enum { VHS, VWARP, VBLOCK, VGRID, VCO, VSEG, VBEST, VCUB, VARIANTS };
 
 size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
 
@@ -321,6 +435,14 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         else TC_SCAN_LAUNCH(L, blocks, (seg_unpack<T, Op, false><<<blocks, t, 0, s>>>(pairs, flags, out, n)));
         return TC_OK;
     }
+    case VBEST: {
+        const int64_t tiles = tc::ceil_div(n, kBestTile);
+        BestState *state = L.take<BestState>(1);
+        uint64_t *statuses = L.take<uint64_t>(tiles);
+        if (excl) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, true><<<unsigned(tiles), kBestThreads, 0, s>>>(in, out, n, state, statuses, tiles)));
+        else TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, false><<<unsigned(tiles), kBestThreads, 0, s>>>(in, out, n, state, statuses, tiles)));
+        return TC_OK;
+    }
     default: {  // cub
         int *keys = p.segmented ? L.take<int>(n) : nullptr;
         size_t bytes = 0;
@@ -381,6 +503,9 @@ const tc_kernel kco[] = {TC_SCAN_TYPES(TC_K_CO, ""), TC_SCAN_TYPES(TC_K_GRID, ""
 const tc_kernel kseg[] = {TC_SCAN_TYPES(TC_K_SEG, ""), tc::kernel("seg_pack<u32>", seg_pack<uint32_t>),
                           tc::kernel("seg_pack<i32>", seg_pack<int>), tc::kernel("seg_pack<f32>", seg_pack<float>)};
 
+#define TC_K_BEST(T, Op, N) TC_K_EXCL(scan_best, T, Op, N)
+const tc_kernel kbest[] = {TC_SCAN_TYPES(TC_K_BEST, "")};
+
 const char *const kAny = "any n; plain (seg: segmented)";
 const tc_variant variants[VARIANTS] = {
     {"hs", "one block, Hillis-Steele in shared memory: log2(threads) steps of n operations",
@@ -395,6 +520,9 @@ const tc_variant variants[VARIANTS] = {
      kAny, "read n, write n (+ a second read and write of out)", 0, TC_KERNELS(kco)},
     {"seg", "segmented: (value, head flag) pairs with the lecture's operator, over the grid scan",
      "any n; segmented only (-seglen or -flags)", "read n + n flags, write n", TC_OWN_GRID, TC_KERNELS(kseg)},
+    {"best", "one pass: decoupled look-back, 8 elements a thread, the look-back folded left to right (deterministic)",
+     "any n; plain (segmented: seg or cub until best's segmented pass comes)", "read n, write n", TC_OWN_GRID,
+     TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceScan; segments: keys from a scan of the flags, then ScanByKey (timed whole)",
      "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
@@ -419,6 +547,8 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     p.out_count = n;
     p.bytes_moved = 8.0 * double(n) + (r->segmented ? double(n) : 0.0);
     if (out->segmented != (v == VSEG) && v != VCUB) return TC_OUTSIDE_DOMAIN;  // seg and cub take segments
+    if (v == VBEST && r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;
+    if (v == VBEST) p.threads = kBestThreads;
     switch (v) {
     case VHS: case VBLOCK:
         if (n > t) return TC_OUTSIDE_DOMAIN;
@@ -453,6 +583,9 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     case VBLOCK: out->depth = tile; break;
     case VGRID: case VSEG: out->depth = levels * (tile + 1); break;
     case VCO: out->depth = tc::ceil_div(n, co_threads(*out)) + levels * (tile + 1) + 1; break;
+    // best: a thread's items, the block scan (5 + 5 + 1), the tile prefix and the fold of the
+    // aggregates before it (the tiles, at worst)
+    case VBEST: out->depth = kBestItems + 11 + 2 + tc::ceil_div(n, kBestTile); break;
     default: out->depth = tc::ceil_div(n, 1024) + 64; break;
     }
     return TC_OK;

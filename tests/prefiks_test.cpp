@@ -206,6 +206,36 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
             check(Case{v, TC_SCAN_SUM, TC_SCAN_INT32, excl, 256}, in, v == find("seg") ? random_flags(70001, 9000, 3) : std::vector<uint8_t>{});
 }
 
+// best folds its look-back from left to right: the same bits every run, whichever predecessor a
+// tile's look-back stopped at; and the tiles just past a tile boundary (2048 elements).
+TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    for (int64_t n : up_to_max_n({2047, 2048, 2049, 4097, int64_t(1) << 26})) {
+        const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
+        if (n < (1 << 20)) {
+            check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0}, in, {});
+            check(Case{best, TC_SCAN_MAX, TC_SCAN_INT32, true, 0}, random_values(n, TC_SCAN_INT32, uint64_t(n)), {});
+            continue;
+        }
+        const tc_device d = device();
+        tc_prefiks_plan p;
+        const tc_prefiks_request r{{best, n, 0, 0}, TC_SCAN_SUM, TC_SCAN_FLOAT32, 0, 0};
+        ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &p));
+        DeviceBuffer<uint32_t> din(n), dout(n);
+        DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
+        din.upload(in);
+        std::vector<uint32_t> first;
+        for (int rep = 0; rep < 20; ++rep) {
+            ASSERT_EQ(TC_OK, tc_prefiks_run(&p, din.ptr, nullptr, dout.ptr, scratch.ptr, nullptr));
+            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+            const auto got = dout.download(n);
+            if (rep == 0) first = got;
+            ASSERT_TRUE(got == first) << "run " << rep << " differs from the first";
+        }
+    }
+}
+
 TEST(Prefiks, DomainsWithoutGPU) {
     const tc_device d = fake_device();
     tc_prefiks_plan p;
@@ -224,6 +254,11 @@ TEST(Prefiks, DomainsWithoutGPU) {
     EXPECT_EQ(p.launch.launches, 5);          // three tile scans, two additions
     EXPECT_EQ(p.launch.blocks, 4096);
     EXPECT_GT(tc_prefiks_tolerance(&p, 1.0), 0.0);
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1000, true));  // best's segmented pass is to come
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1000, false, 512));
+    ASSERT_EQ(TC_OK, plan("best", (1 << 20) + 1, false));
+    EXPECT_EQ(p.launch.blocks, 513);  // tiles of 2048
+    EXPECT_EQ(p.launch.launches, 1);
     ASSERT_EQ(TC_OK, plan("co", 1 << 20, false));
     EXPECT_GT(p.depth, (1 << 20) / (132 * 2048));  // at least a thread's run
 }
