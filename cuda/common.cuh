@@ -38,6 +38,37 @@ inline tc_status status(cudaError_t e) { return static_cast<tc_status>(e); }
 #define TC_LAUNCHED() TC_TRY(cudaGetLastError())
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// A run's launches, counted through the same code by the plan's dry run and by the run itself,
+// so that a plan's launch count and grid are what its run does: next() counts a launch (and the
+// grid of the first that sets it) and says whether to make it.
+struct LaunchCounter {
+    bool count_only;
+    int count = 0;
+    unsigned grid = 0;
+    bool next(unsigned blocks, bool sets_grid = true) {
+        if (sets_grid && grid == 0) grid = blocks;
+        ++count;
+        return !count_only;
+    }
+};
+// Makes a launch when `go` (a LaunchCounter's next()) says so, and checks it.
+#define TC_COUNTED_LAUNCH(go, ...) \
+    do {                           \
+        if (go) {                  \
+            __VA_ARGS__;           \
+            TC_LAUNCHED();         \
+        }                          \
+    } while (0)
+
+// Scratch slices start 256-byte aligned (as cudaMalloc's do).
+inline size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
+
+// A type carried as a value: a dispatch over types and operators calls a generic lambda with
+// Tag<T>{} and reads decltype(tag)::type.
+template <typename T>
+struct Tag {
+    using type = T;
+};
 inline int ceil_log2(int64_t x) {
     int k = 0;
     while ((int64_t(1) << k) < x) ++k;

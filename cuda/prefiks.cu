@@ -16,11 +16,6 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 
-template <typename T, typename Op>
-__host__ __device__ __forceinline__ T identity() {
-    return Op::template identity<T>();
-}
-
 // A 32-bit element's bits and back (status words hold them).
 template <typename T>
 __device__ __forceinline__ uint32_t bits_of(T v) {
@@ -62,29 +57,23 @@ __device__ __forceinline__ Seg<T> shfl_up(Seg<T> v, unsigned d) {
     return {__shfl_up_sync(kFull, v.v, d), __shfl_up_sync(kFull, v.f, d)};
 }
 
-template <typename T>
-__device__ __forceinline__ T *dynamic_shared() {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    return reinterpret_cast<T *>(shared_bytes);
-}
-
 // Step hs: one block, Hillis-Steele in shared memory: for offsets 1, 2, 4, ... every thread reads
 // its neighbour offset places back into a temporary, barrier, combines, barrier. (The lecture's
 // loop reads offset << 1, which never changes the offset: it meant offset <<= 1.) log2(threads)
 // steps of n operations each: not cost-optimal. Domain: n <= threads.
 template <typename T, typename Op, bool EXCL>
 __global__ void scan_hs(const T *in, T *out, int n) {
-    T *s = dynamic_shared<T>();
+    T *s = tc::dynamic_shared<T>();
     const int t = threadIdx.x;
-    s[t] = t < n ? in[t] : identity<T, Op>();
+    s[t] = t < n ? in[t] : tc::identity<T, Op>();
     __syncthreads();
     for (int offset = 1; offset < int(blockDim.x); offset <<= 1) {
-        const T before = t >= offset ? s[t - offset] : identity<T, Op>();
+        const T before = t >= offset ? s[t - offset] : tc::identity<T, Op>();
         __syncthreads();
         s[t] = Op()(before, s[t]);
         __syncthreads();
     }
-    if (t < n) out[t] = EXCL ? (t == 0 ? identity<T, Op>() : s[t - 1]) : s[t];
+    if (t < n) out[t] = EXCL ? (t == 0 ? tc::identity<T, Op>() : s[t - 1]) : s[t];
 }
 
 // The lecture's scanWarp: five steps, lanes >= 1, 2, 4, 8, 16 add the value that many lanes
@@ -107,9 +96,9 @@ __device__ __forceinline__ T scan_warp_inclusive(T v) {
 template <typename T, typename Op, bool EXCL>
 __global__ void scan_warp(const T *in, T *out, int n) {
     const int lane = threadIdx.x;
-    const T v = scan_warp_inclusive<T, Op>(lane < n ? in[lane] : identity<T, Op>());
+    const T v = scan_warp_inclusive<T, Op>(lane < n ? in[lane] : tc::identity<T, Op>());
     const T before = shfl_up(v, 1);
-    if (lane < n) out[lane] = EXCL ? (lane == 0 ? identity<T, Op>() : before) : v;
+    if (lane < n) out[lane] = EXCL ? (lane == 0 ? tc::identity<T, Op>() : before) : v;
 }
 
 // The lecture's scanBlock: scan every warp, the last lane of each writes its warp's total, the
@@ -123,10 +112,10 @@ __device__ __forceinline__ T scan_block_inclusive(T v, T *warp_totals, T *total)
     if (lane == 31) warp_totals[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        const T w = scan_warp_inclusive<T, Op>(lane < warps ? warp_totals[lane] : identity<T, Op>());
+        const T w = scan_warp_inclusive<T, Op>(lane < warps ? warp_totals[lane] : tc::identity<T, Op>());
         const T before = shfl_up(w, 1);
         __syncwarp();
-        if (lane < warps) warp_totals[lane] = lane == 0 ? identity<T, Op>() : before;  // exclusive
+        if (lane < warps) warp_totals[lane] = lane == 0 ? tc::identity<T, Op>() : before;  // exclusive
         if (lane == 31) warp_totals[32] = w;
     }
     __syncthreads();
@@ -139,15 +128,15 @@ __device__ __forceinline__ T scan_block_inclusive(T v, T *warp_totals, T *total)
 template <typename T, typename Op, bool EXCL>
 __device__ __forceinline__ void scan_tile(const T *in, T *out, T *sums, int64_t n) {
     __shared__ T warp_totals[33];
-    T *s = dynamic_shared<T>();
+    T *s = tc::dynamic_shared<T>();
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     T total;
-    const T v = scan_block_inclusive<T, Op>(i < n ? in[i] : identity<T, Op>(), warp_totals, &total);
+    const T v = scan_block_inclusive<T, Op>(i < n ? in[i] : tc::identity<T, Op>(), warp_totals, &total);
     if (EXCL) {
         s[threadIdx.x] = v;
         __syncthreads();
     }
-    if (i < n) out[i] = !EXCL ? v : threadIdx.x == 0 ? identity<T, Op>() : s[threadIdx.x - 1];
+    if (i < n) out[i] = !EXCL ? v : threadIdx.x == 0 ? tc::identity<T, Op>() : s[threadIdx.x - 1];
     if (sums && threadIdx.x == 0) sums[blockIdx.x] = total;
 }
 
@@ -177,7 +166,7 @@ __global__ void grid_add(T *out, const T *offsets, int64_t n) {
 template <typename T, typename Op, bool EXCL>
 __global__ void co_runs(const T *in, T *out, T *totals, int64_t n, int64_t run) {
     const int64_t p = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, begin = p * run;
-    T acc = identity<T, Op>();
+    T acc = tc::identity<T, Op>();
     for (int64_t i = begin; i < begin + run && i < n; ++i) {
         const T x = in[i];
         if (EXCL) out[i] = acc;
@@ -205,7 +194,7 @@ __global__ void seg_pack(const T *in, const uint8_t *flags, Seg<T> *pairs, int64
 template <typename T, typename Op, bool EXCL>
 __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, int64_t n) {
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-        out[i] = EXCL && (i == 0 || flags[i] != 0) ? identity<T, Op>() : pairs[i].v;
+        out[i] = EXCL && (i == 0 || flags[i] != 0) ? tc::identity<T, Op>() : pairs[i].v;
 }
 
 
@@ -247,17 +236,17 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, T *out, i
     const int64_t tile = tile_shared, base = tile * kBestTile + int64_t(threadIdx.x) * kBestItems;
     const uint32_t epoch = __ldcg(&state->epoch);  // through L2: the last run's last tile wrote it
     T x[kBestItems];
-    T total = identity<T, Op>();
+    T total = tc::identity<T, Op>();
 #pragma unroll
     for (int i = 0; i < kBestItems; ++i) {
-        x[i] = base + i < n ? in[base + i] : identity<T, Op>();
+        x[i] = base + i < n ? in[base + i] : tc::identity<T, Op>();
         total = op(total, x[i]);
     }
     T aggregate;
     const T thread_prefix = tc::block_scan<T, Op, true>(total, storage, op, &aggregate);
     if (threadIdx.x == 0) {
         cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
-        T prefix = identity<T, Op>();
+        T prefix = tc::identity<T, Op>();
         if (tile == 0) {
             mine.store(status_word(bits_of(aggregate), kInclusive, epoch), cuda::memory_order_release);
         } else {
@@ -317,14 +306,14 @@ template <typename T, typename Op>
 cudaError_t cub_scan(void *temp, size_t &bytes, const T *in, const uint8_t *flags, int *keys, T *out, int64_t n,
                      bool exclusive, bool segmented, cudaStream_t s) {
     if (!segmented) {
-        if (exclusive) return cub::DeviceScan::ExclusiveScan(temp, bytes, in, out, Op(), identity<T, Op>(), n, s);
+        if (exclusive) return cub::DeviceScan::ExclusiveScan(temp, bytes, in, out, Op(), tc::identity<T, Op>(), n, s);
         return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, Op(), n, s);
     }
     size_t a = 0, b = 0;
     auto as_keys = thrust::make_transform_iterator(flags, FlagAsKey{});
     cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, a, as_keys, keys, n, s);
     if (e != cudaSuccess) return e;
-    e = exclusive ? cub::DeviceScan::ExclusiveScanByKey(nullptr, b, keys, in, out, Op(), identity<T, Op>(), n,
+    e = exclusive ? cub::DeviceScan::ExclusiveScanByKey(nullptr, b, keys, in, out, Op(), tc::identity<T, Op>(), n,
                                                         cuda::std::equal_to<>(), s)
                   : cub::DeviceScan::InclusiveScanByKey(nullptr, b, keys, in, out, Op(), n, cuda::std::equal_to<>(), s);
     if (e != cudaSuccess) return e;
@@ -333,7 +322,7 @@ cudaError_t cub_scan(void *temp, size_t &bytes, const T *in, const uint8_t *flag
         return cudaSuccess;
     }
     if ((e = cub::DeviceScan::InclusiveSum(temp, a, as_keys, keys, n, s)) != cudaSuccess) return e;
-    return exclusive ? cub::DeviceScan::ExclusiveScanByKey(temp, b, keys, in, out, Op(), identity<T, Op>(), n,
+    return exclusive ? cub::DeviceScan::ExclusiveScanByKey(temp, b, keys, in, out, Op(), tc::identity<T, Op>(), n,
                                                            cuda::std::equal_to<>(), s)
                      : cub::DeviceScan::InclusiveScanByKey(temp, b, keys, in, out, Op(), n, cuda::std::equal_to<>(), s);
 }
@@ -342,34 +331,19 @@ cudaError_t cub_scan(void *temp, size_t &bytes, const T *in, const uint8_t *flag
 
 enum { VHS, VWARP, VBLOCK, VGRID, VCO, VSEG, VBEST, VCUB, VARIANTS };
 
-size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
-
-// Every launch goes through one Launches value: counted, and made unless the plan only counts;
+// Every launch goes through one Launches value (counted, made unless the plan only counts), and
 // scratch is handed out in 256-byte-aligned slices in the same order by plan and run.
-struct Launches {
-    bool count_only;
+struct Launches : tc::LaunchCounter {
     unsigned char *scratch;
-    int count = 0;
     size_t used = 0;
-    unsigned grid = 0;  // of the first launch
-    bool next(unsigned blocks) {
-        if (count++ == 0) grid = blocks;
-        return !count_only;
-    }
     template <typename T>
     T *take(int64_t items) {
         T *p = reinterpret_cast<T *>(scratch ? scratch + used : nullptr);
-        used += align256(sizeof(T) * size_t(items));
+        used += tc::align256(sizeof(T) * size_t(items));
         return p;
     }
 };
-#define TC_SCAN_LAUNCH(L, blocks, ...)   \
-    do {                                 \
-        if ((L).next(blocks)) {          \
-            __VA_ARGS__;                 \
-            TC_LAUNCHED();               \
-        }                                \
-    } while (0)
+#define TC_SCAN_LAUNCH(L, blocks, ...) TC_COUNTED_LAUNCH((L).next(blocks), __VA_ARGS__)
 
 // The grid scan of n elements (in may equal out): tiles, the totals recursively (exclusive), the
 // offsets. Depth: the levels of totals.
@@ -455,21 +429,17 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
     }
 }
 
-// Calls f(Tag<T>, Op) for the plan's type and operator: int32 sums on uint32 (wrapping).
-template <typename T>
-struct Tag {
-    using type = T;
-};
+// Calls f(tc::Tag<T>, Op) for the plan's type and operator: int32 sums on uint32 (wrapping).
 template <typename F>
 tc_status dispatch(tc_prefiks_type type, tc_prefiks_op op, F &&f) {
     if (type == TC_SCAN_FLOAT32) {
-        if (op == TC_SCAN_MAX) return f(Tag<float>{}, tc::Max{});
-        if (op == TC_SCAN_MIN) return f(Tag<float>{}, tc::Min{});
-        return f(Tag<float>{}, tc::Sum{});
+        if (op == TC_SCAN_MAX) return f(tc::Tag<float>{}, tc::Max{});
+        if (op == TC_SCAN_MIN) return f(tc::Tag<float>{}, tc::Min{});
+        return f(tc::Tag<float>{}, tc::Sum{});
     }
-    if (op == TC_SCAN_MAX) return f(Tag<int>{}, tc::Max{});
-    if (op == TC_SCAN_MIN) return f(Tag<int>{}, tc::Min{});
-    return f(Tag<uint32_t>{}, tc::Sum{});
+    if (op == TC_SCAN_MAX) return f(tc::Tag<int>{}, tc::Max{});
+    if (op == TC_SCAN_MIN) return f(tc::Tag<int>{}, tc::Min{});
+    return f(tc::Tag<uint32_t>{}, tc::Sum{});
 }
 
 tc_status run_all(const tc_prefiks_plan &p, Launches &L, const void *in, const uint8_t *flags, void *out,
@@ -565,7 +535,7 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     default: break;
     }
     // a dry run counts the launches and the scratch, and the levels of the recursive scans
-    Launches L{true, nullptr};
+    Launches L{{true}, nullptr};
     int levels = 0;
     TC_TRY_STATUS(run_all(*out, L, nullptr, nullptr, nullptr, nullptr, levels));
     p.launches = v == VCUB ? 0 : L.count;
@@ -595,7 +565,7 @@ extern "C" tc_status tc_prefiks_run(const tc_prefiks_plan *p, const void *in, co
                                     void *scratch, cudaStream_t s) {
     if (!p || !in || !out || (p->segmented && !flags) || (p->launch.scratch_bytes > 0 && !scratch)) return TC_BAD_ARGUMENT;
     if (p->launch.variant < 0 || p->launch.variant >= VARIANTS || p->launch.n < 1) return TC_BAD_ARGUMENT;
-    Launches L{false, static_cast<unsigned char *>(scratch)};
+    Launches L{{false}, static_cast<unsigned char *>(scratch)};
     int levels = 0;
     return run_all(*p, L, in, flags, out, s, levels);
 }

@@ -118,6 +118,20 @@ struct ArgMax {
     }
 };
 
+// An operator's identity for T. __host__ too: host code makes start values (CUB's init), and a
+// __device__-only function reached from host template code compiles there to a silent exit(1).
+template <typename T, typename Op>
+__host__ __device__ __forceinline__ T identity() {
+    return Op::template identity<T>();
+}
+
+// The kernel's dynamic shared memory as an array of T (one declaration serves every type).
+template <typename T>
+__device__ __forceinline__ T *dynamic_shared() {
+    extern __shared__ __align__(16) unsigned char tc_dynamic_shared_bytes[];
+    return reinterpret_cast<T *>(tc_dynamic_shared_bytes);
+}
+
 // ---- warp ---------------------------------------------------------------------------------
 
 // Shuffles of any value the primitives take: built-in types, and KeyValue pairs member by member.

@@ -21,32 +21,30 @@ constexpr int kMaxThreads = 1024;
 constexpr unsigned kFull = 0xffffffffu;
 enum Map { IDENTITY, SQUARE, PRODUCT };
 
-// The element the reduction sees: a[i], a[i]^2 (norm) or a[i]*b[i] (dot), in the accumulator type.
+// Element i as an accumulator of type A sees it: x, x^2 (norm) or x*y (dot), converted first (so
+// float32 squares made in a float64 accumulator are exact); arg operators see (x, i). One mapping
+// for every variant: the lecture's Source, best and CUB.
+template <typename T, typename A>
+struct Element {
+    __host__ __device__ __forceinline__ static A at(T x, T y, int64_t, Map map) {
+        const A v = A(x);
+        return map == SQUARE ? v * v : map == PRODUCT ? v * A(y) : v;
+    }
+};
+template <typename T>
+struct Element<T, tc::KeyValue<T>> {
+    __host__ __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
+};
+
+// The lecture kernels' input: element i of a (and b, read for dot only).
 template <typename In, typename A>
 struct Source {
     const In *a, *b;
     Map map;
     __device__ __forceinline__ A operator()(int64_t i) const {
-        const A x = A(a[i]);
-        if (map == SQUARE) return x * x;
-        if (map == PRODUCT) return x * A(b[i]);
-        return x;
+        return Element<In, A>::at(a[i], map == PRODUCT ? b[i] : In(0), i, map);
     }
 };
-
-// (__host__ too: CUB's start value is made on the host, and a __device__-only function reached
-// from host template code compiles there to a call to exit(1), silently)
-template <typename A, typename Op>
-__host__ __device__ __forceinline__ A identity() {
-    return Op::template identity<A>();
-}
-
-// Dynamic shared memory as an array of A (one extern declaration serves every type).
-template <typename A>
-__device__ __forceinline__ A *dynamic_shared() {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    return reinterpret_cast<A *>(shared_bytes);
-}
 
 // ---- the PyCUDA lecture -------------------------------------------------------------------
 
@@ -101,7 +99,7 @@ __global__ void reduce_atomic(Source<In, A> src, A *result, int64_t n) {
 // Sets the result to the operator's identity before race and atomic.
 template <typename A, typename Op>
 __global__ void reduce_init(A *result) {
-    *result = identity<A, Op>();
+    *result = tc::identity<A, Op>();
 }
 
 // The halving loop of the lecture's find_min: the active half combines with the other half,
@@ -121,7 +119,7 @@ __device__ __forceinline__ void halving(A *cache) {
 template <typename In, typename A, typename Op>
 __global__ void reduce_b1(Source<In, A> src, A *result, int64_t n) {
     __shared__ A cache[kMaxThreads];
-    cache[threadIdx.x] = threadIdx.x < n ? src(threadIdx.x) : identity<A, Op>();
+    cache[threadIdx.x] = threadIdx.x < n ? src(threadIdx.x) : tc::identity<A, Op>();
     halving<A, Op>(cache);
     if (threadIdx.x == 0) *result = cache[0];
 }
@@ -129,8 +127,8 @@ __global__ void reduce_b1(Source<In, A> src, A *result, int64_t n) {
 // b1d: the same with DYNAMIC shared memory (extern __shared__, its size given at launch).
 template <typename In, typename A, typename Op>
 __global__ void reduce_b1d(Source<In, A> src, A *result, int64_t n) {
-    A *cache = dynamic_shared<A>();
-    cache[threadIdx.x] = threadIdx.x < n ? src(threadIdx.x) : identity<A, Op>();
+    A *cache = tc::dynamic_shared<A>();
+    cache[threadIdx.x] = threadIdx.x < n ? src(threadIdx.x) : tc::identity<A, Op>();
     halving<A, Op>(cache);
     if (threadIdx.x == 0) *result = cache[0];
 }
@@ -141,8 +139,8 @@ __global__ void reduce_b1d(Source<In, A> src, A *result, int64_t n) {
 // kernels: one to saturate the hardware, one block to finish").
 template <typename In, typename A, typename Op>
 __global__ void reduce_bm(Source<In, A> src, A *out, int64_t n) {
-    A *cache = dynamic_shared<A>();
-    A v = identity<A, Op>();
+    A *cache = tc::dynamic_shared<A>();
+    A v = tc::identity<A, Op>();
     for (int64_t gix = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; gix < n; gix += int64_t(gridDim.x) * blockDim.x)
         v = Op()(v, src(gix));
     cache[threadIdx.x] = v;
@@ -158,10 +156,10 @@ __global__ void reduce_bm(Source<In, A> src, A *out, int64_t n) {
 // threads are scattered over every warp, so warps diverge.
 template <typename In, typename A, typename Op>
 __global__ void reduce_r0(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     const unsigned tid = threadIdx.x;
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
-    sdata[tid] = i < n ? src(i) : identity<A, Op>();
+    sdata[tid] = i < n ? src(i) : tc::identity<A, Op>();
     __syncthreads();
     for (unsigned s = 1; s < blockDim.x; s *= 2) {
         if (tid % (2 * s) == 0) sdata[tid] = Op()(sdata[tid], sdata[tid + s]);
@@ -174,10 +172,10 @@ __global__ void reduce_r0(Source<In, A> src, A *out, int64_t n) {
 // threads contiguous (no divergence), but their shared-memory accesses collide in banks.
 template <typename In, typename A, typename Op>
 __global__ void reduce_r1(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     const unsigned tid = threadIdx.x;
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
-    sdata[tid] = i < n ? src(i) : identity<A, Op>();
+    sdata[tid] = i < n ? src(i) : tc::identity<A, Op>();
     __syncthreads();
     for (unsigned s = 1; s < blockDim.x; s *= 2) {
         const unsigned index = 2 * s * tid;
@@ -198,10 +196,10 @@ __device__ __forceinline__ void sequential_tree(A *sdata, unsigned stop) {
 }
 template <typename In, typename A, typename Op>
 __global__ void reduce_r2(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     const unsigned tid = threadIdx.x;
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + tid;
-    sdata[tid] = i < n ? src(i) : identity<A, Op>();
+    sdata[tid] = i < n ? src(i) : tc::identity<A, Op>();
     __syncthreads();
     sequential_tree<A, Op>(sdata, 0);
     if (tid == 0) out[blockIdx.x] = sdata[0];
@@ -213,7 +211,7 @@ __global__ void reduce_r2(Source<In, A> src, A *out, int64_t n) {
 template <typename In, typename A, typename Op>
 __device__ __forceinline__ A first_add(const Source<In, A> &src, int64_t n) {
     const int64_t i = int64_t(blockIdx.x) * (blockDim.x * 2) + threadIdx.x;
-    A v = i < n ? src(i) : identity<A, Op>();
+    A v = i < n ? src(i) : tc::identity<A, Op>();
     if (i + blockDim.x < n) v = Op()(v, src(i + blockDim.x));
     return v;
 }
@@ -221,7 +219,7 @@ __device__ __forceinline__ A first_add(const Source<In, A> &src, int64_t n) {
 // r3 (reduce3): first add during the global load, then r2's tree: half the blocks.
 template <typename In, typename A, typename Op>
 __global__ void reduce_r3(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     sdata[threadIdx.x] = first_add<In, A, Op>(src, n);
     __syncthreads();
     sequential_tree<A, Op>(sdata, 0);
@@ -244,7 +242,7 @@ __device__ __forceinline__ A last_warp(const A *sdata, unsigned block) {
 // r4 (reduce4): r3 with the last warp unrolled: no barriers once 32 threads remain.
 template <typename In, typename A, typename Op>
 __global__ void reduce_r4(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     sdata[threadIdx.x] = first_add<In, A, Op>(src, n);
     __syncthreads();
     sequential_tree<A, Op>(sdata, 32);
@@ -269,7 +267,7 @@ __device__ __forceinline__ A unrolled_tree(A *sdata) {
 // r5 (reduce5): r4 completely unrolled for its block size.
 template <unsigned BLOCK, typename In, typename A, typename Op>
 __global__ void reduce_r5(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     sdata[threadIdx.x] = first_add<In, A, Op>(src, n);
     __syncthreads();
     const A v = unrolled_tree<BLOCK, A, Op>(sdata);
@@ -281,9 +279,9 @@ __global__ void reduce_r5(Source<In, A> src, A *out, int64_t n) {
 // theorem: p = n / log n threads do O(n) work in O(log n) steps (cost-optimal).
 template <unsigned BLOCK, typename In, typename A, typename Op>
 __global__ void reduce_r6(Source<In, A> src, A *out, int64_t n) {
-    A *sdata = dynamic_shared<A>();
+    A *sdata = tc::dynamic_shared<A>();
     const int64_t grid = int64_t(BLOCK) * 2 * gridDim.x;
-    A v = identity<A, Op>();
+    A v = tc::identity<A, Op>();
     for (int64_t i = int64_t(blockIdx.x) * (BLOCK * 2) + threadIdx.x; i < n; i += grid) {
         v = Op()(v, src(i));
         if (i + BLOCK < n) v = Op()(v, src(i + BLOCK));
@@ -302,18 +300,21 @@ __device__ __forceinline__ A warp_shuffle_reduce(A v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Min>::value)
         return __reduce_min_sync(kFull, v);
-    if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Max>::value)
+    else if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Max>::value)
         return __reduce_max_sync(kFull, v);
+    else
 #endif
+    {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(kFull, v, offset));
-    return v;
+        for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(kFull, v, offset));
+        return v;
+    }
 }
 template <typename In, typename A, typename Op>
 __global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
     __shared__ A warps[32];
     const int64_t grid = int64_t(blockDim.x) * 2 * gridDim.x;
-    A v = identity<A, Op>();
+    A v = tc::identity<A, Op>();
     for (int64_t i = int64_t(blockIdx.x) * (blockDim.x * 2) + threadIdx.x; i < n; i += grid) {
         v = Op()(v, src(i));
         if (i + blockDim.x < n) v = Op()(v, src(i + blockDim.x));
@@ -323,7 +324,7 @@ __global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
     if (lane == 0) warps[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = warp_shuffle_reduce<A, Op>(lane < blockDim.x / 32 ? warps[lane] : identity<A, Op>());
+        v = warp_shuffle_reduce<A, Op>(lane < blockDim.x / 32 ? warps[lane] : tc::identity<A, Op>());
         if (lane == 0) out[blockIdx.x] = v;
     }
 }
@@ -337,18 +338,6 @@ __global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
 // float32; norms and dots of float32 in float64, where no float32 square or product can overflow
 // (1e20^2) or underflow (1e-41^2), so every finite input gives the right answer. Arg operators
 // carry (value, index) pairs.
-
-template <typename T, typename A, typename Op>
-struct Element {  // element i as the accumulator sees it
-    __device__ __forceinline__ static A at(T x, T y, int64_t, Map map) {
-        const A v = A(x);
-        return map == SQUARE ? v * v : map == PRODUCT ? v * A(y) : v;
-    }
-};
-template <typename T, typename Op>
-struct Element<T, tc::KeyValue<T>, Op> {
-    __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
-};
 
 // The partials through L2 (__ldcg), never a line an earlier run left in this SM's L1.
 template <typename A>
@@ -372,7 +361,7 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     // kBestVectors independent accumulators (independent chains; combined in a fixed order)
     A acc[kBestVectors];
 #pragma unroll
-    for (int k = 0; k < kBestVectors; ++k) acc[k] = identity<A, Op>();
+    for (int k = 0; k < kBestVectors; ++k) acc[k] = tc::identity<A, Op>();
     int64_t done = 0;
     const bool two = map == PRODUCT;
     if (((reinterpret_cast<uintptr_t>(a) | (two ? reinterpret_cast<uintptr_t>(b) : 0)) & 15) == 0) {
@@ -396,13 +385,13 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
                 if (at < vectors) {
 #pragma unroll
                     for (int e = 0; e < W; ++e)
-                        acc[k] = op(acc[k], Element<T, A, Op>::at(x[k].x[e], two ? y[k].x[e] : T(0), at * W + e, map));
+                        acc[k] = op(acc[k], Element<T, A>::at(x[k].x[e], two ? y[k].x[e] : T(0), at * W + e, map));
                 }
             }
         }
         done = vectors * W;
     }
-    for (int64_t i = done + tid; i < n; i += threads) acc[0] = op(acc[0], Element<T, A, Op>::at(a[i], two ? b[i] : T(0), i, map));
+    for (int64_t i = done + tid; i < n; i += threads) acc[0] = op(acc[0], Element<T, A>::at(a[i], two ? b[i] : T(0), i, map));
 #pragma unroll
     for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
 
@@ -416,7 +405,7 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     }
     __syncthreads();
     if (!last_block) return;
-    A v = identity<A, Op>();
+    A v = tc::identity<A, Op>();
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v = op(v, load_l2(partials + k));
     __syncthreads();  // the storage's first use is over in every warp
     v = tc::block_reduce<A, Op>(v, storage, op);
@@ -430,39 +419,29 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
 // same operators (NaN-propagating min/max, +Inf as min's start: CUB's own Min returns FLT_MAX for
 // all +Inf, cub#662), the same accumulators (float64 for float32 norms and dots) and argmin as a
 // reduction of (value, index) pairs with the same tie and NaN rules.
-template <typename T, typename A, typename Op>
+template <typename T, typename A>
 struct CubElement {
     const T *a, *b;
     Map map;
     __host__ __device__ A operator()(int64_t i) const {
-        if constexpr (cuda::std::is_same<A, tc::KeyValue<T>>::value) {
-            return A{a[i], i};
-        } else {
-            const A v = A(a[i]);
-            return map == SQUARE ? v * v : map == PRODUCT ? v * A(b[i]) : v;
-        }
+        return Element<T, A>::at(a[i], map == PRODUCT ? b[i] : T(0), i, map);
     }
 };
 
 template <typename T, typename A, typename Op>
 cudaError_t cub_reduce(void *temp, size_t &bytes, const T *a, const T *b, Map map, A *out, int64_t n, cudaStream_t s) {
-    auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), CubElement<T, A, Op>{a, b, map});
-    return cub::DeviceReduce::Reduce(temp, bytes, in, out, n, Op(), identity<A, Op>(), s);
+    auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), CubElement<T, A>{a, b, map});
+    return cub::DeviceReduce::Reduce(temp, bytes, in, out, n, Op(), tc::identity<A, Op>(), s);
 }
 
 // ---- variants -----------------------------------------------------------------------------
 
 enum { VRACE, VATOMIC, VB1, VB1D, VBM, VR0, VR1, VR2, VR3, VR4, VR5, VR6, VR7, VBEST, VCUB, VARIANTS };
 
-template <typename T>
-struct Tag {
-    using type = T;
-};
-
 Map map_of(tc_redukcija_op op) { return op == TC_RED_NORM ? SQUARE : op == TC_RED_DOT ? PRODUCT : IDENTITY; }
 bool is_arg(tc_redukcija_op op) { return op == TC_RED_ARGMIN || op == TC_RED_ARGMAX; }
 
-// Calls f(Tag<T>, Tag<A>, Op) for the type and operator. The lecture's accumulators: the input
+// Calls f(tc::Tag<T>, tc::Tag<A>, Op) for the type and operator. The lecture's accumulators: the input
 // type, int64 for int32 sums; best and cub also: float64 for float32 norms and dots, pairs for
 // arg operators.
 template <bool Beyond, typename F>
@@ -471,29 +450,29 @@ tc_status dispatch(tc_redukcija_type type, tc_redukcija_op op, F &&f) {
     switch (type) {
     case TC_RED_FLOAT32:
         if constexpr (Beyond) {
-            if (op == TC_RED_ARGMIN) return f(Tag<float>{}, Tag<tc::KeyValue<float>>{}, tc::ArgMin{});
-            if (op == TC_RED_ARGMAX) return f(Tag<float>{}, Tag<tc::KeyValue<float>>{}, tc::ArgMax{});
-            if (wide) return f(Tag<float>{}, Tag<double>{}, tc::Sum{});
+            if (op == TC_RED_ARGMIN) return f(tc::Tag<float>{}, tc::Tag<tc::KeyValue<float>>{}, tc::ArgMin{});
+            if (op == TC_RED_ARGMAX) return f(tc::Tag<float>{}, tc::Tag<tc::KeyValue<float>>{}, tc::ArgMax{});
+            if (wide) return f(tc::Tag<float>{}, tc::Tag<double>{}, tc::Sum{});
         }
-        if (op == TC_RED_MIN) return f(Tag<float>{}, Tag<float>{}, tc::Min{});
-        if (op == TC_RED_MAX) return f(Tag<float>{}, Tag<float>{}, tc::Max{});
-        return f(Tag<float>{}, Tag<float>{}, tc::Sum{});
+        if (op == TC_RED_MIN) return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Min{});
+        if (op == TC_RED_MAX) return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Max{});
+        return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Sum{});
     case TC_RED_FLOAT64:
         if constexpr (Beyond) {
-            if (op == TC_RED_ARGMIN) return f(Tag<double>{}, Tag<tc::KeyValue<double>>{}, tc::ArgMin{});
-            if (op == TC_RED_ARGMAX) return f(Tag<double>{}, Tag<tc::KeyValue<double>>{}, tc::ArgMax{});
+            if (op == TC_RED_ARGMIN) return f(tc::Tag<double>{}, tc::Tag<tc::KeyValue<double>>{}, tc::ArgMin{});
+            if (op == TC_RED_ARGMAX) return f(tc::Tag<double>{}, tc::Tag<tc::KeyValue<double>>{}, tc::ArgMax{});
         }
-        if (op == TC_RED_MIN) return f(Tag<double>{}, Tag<double>{}, tc::Min{});
-        if (op == TC_RED_MAX) return f(Tag<double>{}, Tag<double>{}, tc::Max{});
-        return f(Tag<double>{}, Tag<double>{}, tc::Sum{});
+        if (op == TC_RED_MIN) return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Min{});
+        if (op == TC_RED_MAX) return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Max{});
+        return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Sum{});
     default:
         if constexpr (Beyond) {
-            if (op == TC_RED_ARGMIN) return f(Tag<int>{}, Tag<tc::KeyValue<int>>{}, tc::ArgMin{});
-            if (op == TC_RED_ARGMAX) return f(Tag<int>{}, Tag<tc::KeyValue<int>>{}, tc::ArgMax{});
+            if (op == TC_RED_ARGMIN) return f(tc::Tag<int>{}, tc::Tag<tc::KeyValue<int>>{}, tc::ArgMin{});
+            if (op == TC_RED_ARGMAX) return f(tc::Tag<int>{}, tc::Tag<tc::KeyValue<int>>{}, tc::ArgMax{});
         }
-        if (op == TC_RED_MIN) return f(Tag<int>{}, Tag<int>{}, tc::Min{});
-        if (op == TC_RED_MAX) return f(Tag<int>{}, Tag<int>{}, tc::Max{});
-        return f(Tag<int>{}, Tag<int64_t>{}, tc::Sum{});
+        if (op == TC_RED_MIN) return f(tc::Tag<int>{}, tc::Tag<int>{}, tc::Min{});
+        if (op == TC_RED_MAX) return f(tc::Tag<int>{}, tc::Tag<int>{}, tc::Max{});
+        return f(tc::Tag<int>{}, tc::Tag<int64_t>{}, tc::Sum{});
     }
 }
 
@@ -612,8 +591,6 @@ int64_t pass_blocks(int v, int64_t count, int threads, int pass, const tc_device
     }
 }
 
-size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
-
 // The lecture's multi-pass driver and its count: pass 0 reads the input, later passes the
 // partials (ping-pong between two halves of the scratch), the last pass writes the result.
 template <typename In, typename A, typename Op>
@@ -667,7 +644,7 @@ tc_status lecture_run(const tc_redukcija_plan &p, const T *a, const T *b, A *out
         return TC_OK;
     }
     int64_t count = p.launch.n, blocks = p.launch.blocks;
-    const size_t half = align256(sizeof(A) * size_t(blocks));
+    const size_t half = tc::align256(sizeof(A) * size_t(blocks));
     A *ping = static_cast<A *>(scratch), *pong = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + half);
     TC_TRY_STATUS((Pass<T, A, Op>{v, t, s}.launch(src, blocks == 1 ? out : ping, count, blocks)));
     for (int pass = 1; blocks > 1; ++pass) {
@@ -699,6 +676,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     if (r->op < TC_RED_SUM || r->op > TC_RED_ARGMAX || r->type < TC_RED_FLOAT32 || r->type > TC_RED_INT32)
         return TC_BAD_ARGUMENT;
     tc_launch &p = out->launch;
+    out->device = *dev;
     out->op = r->op;
     out->type = r->type;
     out->accumulator = accumulator_of(v, r->type, r->op);
@@ -723,7 +701,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
         if (r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;  // its block is fixed
         p.blocks = best_blocks(*dev, n, element);
         const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
-        p.scratch_bytes = 256 + align256(sizeof(double) * 2 * size_t(p.blocks));  // ticket, partials (<= 16 bytes)
+        p.scratch_bytes = 256 + tc::align256(sizeof(double) * 2 * size_t(p.blocks));  // ticket, partials (<= 16 bytes)
         out->depth = per_thread + tree + tc::ceil_div(p.blocks, kBestThreads) + tree;
         return TC_OK;
     }
@@ -751,7 +729,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     int64_t count = n, blocks = p.blocks != 0 ? p.blocks : pass_blocks(v, n, threads, 0, *dev);
     if (blocks > dev->max_grid_x) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(blocks);
-    p.scratch_bytes = blocks > 1 ? 2 * align256(acc * size_t(blocks)) : 0;
+    p.scratch_bytes = blocks > 1 ? 2 * tc::align256(acc * size_t(blocks)) : 0;
     const int per_load = v >= VR3 && v <= VR7 ? 2 : 1;
     out->depth = 0;
     int launches = 0;
@@ -798,13 +776,11 @@ extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a,
             return TC_OK;
         });
     }
-    tc_device dev{};
-    TC_TRY_STATUS(tc_device_describe(&dev));  // later passes size their grids as the plan did
     return dispatch<false>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {
         using T = typename decltype(t)::type;
         using A = typename decltype(acc)::type;
         return lecture_run<T, A, decltype(op)>(*p, static_cast<const T *>(a), static_cast<const T *>(b),
-                                               static_cast<A *>(out), scratch, dev, s);
+                                               static_cast<A *>(out), scratch, p->device, s);
     });
 }
 

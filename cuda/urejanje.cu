@@ -204,22 +204,17 @@ __global__ void bitonic_nl_finish(T *d, int chunk, int64_t padded, int64_t k) {
 // bound of the bytes it moves, and made unless the plan only counts. The plan's launch count,
 // grid and bytes come from a dry run of the same code as the run.
 template <typename T>
-struct Launches {
+struct Launches : tc::LaunchCounter {  // the grid: of the first network launch (pack and unpack aside)
     const tc_urejanje_plan &p;
     T *work;        // the padded network: batch x padded words
     int64_t total;  // its words
     cudaStream_t s;
     Io io;
-    bool count_only;
-    int count = 0;
-    unsigned grid = 0;  // of the first network launch (pack and unpack aside)
     double bytes = 0;
 
     bool next(unsigned blocks, double moved, bool network = true) {
-        if (network && grid == 0) grid = blocks;
-        ++count;
         bytes += moved;
-        return !count_only;
+        return LaunchCounter::next(blocks, network);
     }
     // Lower bounds of the bytes a launch moves: every word read (a compare-exchange writes only
     // when it swaps), every word read and written (a shared-memory pass stores its whole chunk),
@@ -230,12 +225,7 @@ struct Launches {
     unsigned blocks_for(int64_t items, int threads) const { return unsigned(tc::ceil_div(items, threads)); }
 };
 #define TC_SORT_LAUNCH(launches, blocks, moved, network, ...) \
-    do {                                                     \
-        if ((launches).next(blocks, moved, network)) {       \
-            __VA_ARGS__;                                     \
-            TC_LAUNCHED();                                   \
-        }                                                    \
-    } while (0)
+    TC_COUNTED_LAUNCH((launches).next(blocks, moved, network), __VA_ARGS__)
 
 }  // namespace
 
@@ -346,8 +336,6 @@ cudaError_t cub_bytes(const tc_urejanje_plan &p, size_t &bytes) {
     return cudaSuccess;
 }
 
-size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
-
 // CUB's radix sort orders floats by their bits: NaNs with the sign bit set go first and NaN
 // payloads order among themselves. A user who wants NaNs last, as one value, canonicalises on
 // the way in (and then gets the canonical NaN out).
@@ -360,7 +348,7 @@ unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4
 
 template <typename T>
 tc_status dry_run(tc_urejanje_plan &p) {
-    Launches<T> L{p, nullptr, p.padded * p.batch, nullptr, Io{}, true};
+    Launches<T> L{{true}, p, nullptr, p.padded * p.batch, nullptr, Io{}};
     TC_TRY_STATUS(network_run(L));
     p.launch.launches = L.count;
     p.launch.blocks = int(L.grid);
@@ -431,8 +419,8 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     if (p.variant == VCUB) {
         size_t temp = 0;
         TC_TRY(cub_bytes(*out, temp));
-        const size_t words = align256(sizeof(uint32_t) * size_t(p.items));
-        p.scratch_bytes = align256(temp) + words + (out->pairs ? words : 0);  // temp, canonical keys, indices
+        const size_t words = tc::align256(sizeof(uint32_t) * size_t(p.items));
+        p.scratch_bytes = tc::align256(temp) + words + (out->pairs ? words : 0);  // temp, canonical keys, indices
         p.threads = p.blocks = p.launches = 0;  // CUB's own
         p.bytes_moved = 4.0 * double(p.items) + (out->pairs ? 8.0 : 4.0) * double(p.items);
         return TC_OK;
@@ -449,7 +437,7 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type
     if (type != TC_KEY_FLOAT32 && type != TC_KEY_INT32 && type != TC_KEY_UINT32) return TC_BAD_ARGUMENT;
     const int64_t items = p->launch.items;
     if (p->launch.variant == VCUB) {
-        const size_t words = align256(sizeof(uint32_t) * size_t(items));
+        const size_t words = tc::align256(sizeof(uint32_t) * size_t(items));
         size_t temp = p->launch.scratch_bytes - words - (p->pairs ? words : 0);
         unsigned char *after = static_cast<unsigned char *>(scratch) + temp;
         if (type == TC_KEY_FLOAT32) {
@@ -484,9 +472,9 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type
           p->launch.n, p->padded, tc::ceil_log2(p->padded), type, descending != 0};
     const int64_t total = p->padded * p->batch;
     if (p->pairs) {
-        Launches<uint64_t> L{*p, static_cast<uint64_t *>(scratch), total, s, io, false};
+        Launches<uint64_t> L{{false}, *p, static_cast<uint64_t *>(scratch), total, s, io};
         return network_run(L);
     }
-    Launches<uint32_t> L{*p, static_cast<uint32_t *>(scratch), total, s, io, false};
+    Launches<uint32_t> L{{false}, *p, static_cast<uint32_t *>(scratch), total, s, io};
     return network_run(L);
 }

@@ -41,6 +41,7 @@ typedef struct {
     int accumulator;   /* what the device accumulates in: 0 float, 1 double, 2 int64, 3 int32 */
     int passes;        /* launches of the reduction itself (the lecture's relaunches on the partials) */
     int64_t depth;     /* the most additions one element goes through (the error bound's depth) */
+    tc_device device;  /* the device planned for: the lecture's later passes size their grids from it */
 } tc_redukcija_plan;
 
 /* The result, decoded on the host from the bytes the run wrote to out. */
