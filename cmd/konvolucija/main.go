@@ -5,7 +5,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -24,7 +23,8 @@ import (
 type options struct {
 	dim, k, width, height int
 	maskSpec, border      string
-	inImage, fileA, out   string
+	inImage, fileA        string
+	out                   cli.Writer
 	mask                  verify.Mask
 	img                   []float32 // from -in or -a
 }
@@ -72,8 +72,8 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")
 	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma); sets the size")
 	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array; sets the size")
-	fs.StringVar(&opt.out, "o", "", "write the first passing result: .npy (float32), or .png/.jpg for -dim 2 (rounded and clamped "+
-		"to 0..255; masks with negative weights, such as Sobel's, write |value| so that edges of either sign show)")
+	opt.out.Flags(fs, "the result (.npy float32; or .png/.jpg for -dim 2, rounded and clamped to 0..255, and for masks "+
+		"with negative weights, such as Sobel's, |value|, so that edges of either sign show)")
 }
 
 func (opt *options) check(o *cli.Options) error {
@@ -142,8 +142,8 @@ func (opt *options) check(o *cli.Options) error {
 	if o.N > math.MaxInt32 {
 		return fmt.Errorf("-n %d: at most %d elements", o.N, math.MaxInt32)
 	}
-	if opt.out != "" && !strings.HasSuffix(opt.out, ".npy") && opt.dim != 2 {
-		return fmt.Errorf("-o %s: a 1-D result is written as .npy", opt.out)
+	if opt.out.Path != "" && !strings.HasSuffix(opt.out.Path, ".npy") && opt.dim != 2 {
+		return fmt.Errorf("-o %s: a 1-D result is written as .npy", opt.out.Path)
 	}
 	return nil
 }
@@ -158,7 +158,6 @@ type session struct {
 	host             *gpu.Host
 	din, dmask, dout *gpu.Buffer
 	h2d              float64
-	written          bool
 }
 
 func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
@@ -216,32 +215,26 @@ func (s *session) Free() {
 func (s *session) checked(row report.Row, out []float32) (report.Row, error) {
 	maxErr, bad, first := verify.ConvCheck(out, s.want, s.tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(maxErr), report.Num(s.tol), bad == 0, first
-	if s.opt.out == "" || s.written || !row.Pass {
-		return row, nil
-	}
-	s.written = true
-	if strings.HasSuffix(s.opt.out, ".npy") {
-		shape := []int{s.h, s.w}
-		if s.opt.dim == 1 {
-			shape = []int{s.w}
+	return row, s.opt.out.Write(row, func(path string) error {
+		if strings.HasSuffix(path, ".npy") {
+			shape := []int{s.h, s.w}
+			if s.opt.dim == 1 {
+				shape = []int{s.w}
+			}
+			return data.WriteFloat32Array(path, shape, out)
 		}
-		raw := make([]byte, 4*len(out))
-		for i, v := range out {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+		img := &data.Image{Width: s.w, Height: s.h, Channels: 1, Planes: [][]float32{append([]float32(nil), out...)}}
+		negative := false
+		for _, w := range s.opt.mask.Weights {
+			negative = negative || w < 0
 		}
-		return row, data.Write(s.opt.out, data.Float32, shape, raw)
-	}
-	img := &data.Image{Width: s.w, Height: s.h, Channels: 1, Planes: [][]float32{append([]float32(nil), out...)}}
-	negative := false
-	for _, w := range s.opt.mask.Weights {
-		negative = negative || w < 0
-	}
-	if negative {
-		for i, v := range img.Planes[0] {
-			img.Planes[0][i] = float32(math.Abs(float64(v)))
+		if negative {
+			for i, v := range img.Planes[0] {
+				img.Planes[0][i] = float32(math.Abs(float64(v)))
+			}
 		}
-	}
-	return row, data.WriteImage(s.opt.out, img)
+		return data.WriteImage(path, img)
+	})
 }
 
 func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {

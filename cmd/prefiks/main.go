@@ -72,7 +72,7 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.seglen, "seglen", "", "segmented: every segment N long, or mixed (lengths 1 to 10^6, half of them 1)")
 	fs.StringVar(&opt.flagsFile, "flags", "", "segmented: head flags from a 1-D .npy file (uint8 or bool; nonzero starts a segment)")
 	fs.StringVar(&opt.fileA, "a", "", "the input from a 1-D .npy file (float32 or int32); sets -n")
-	opt.out.Flags(fs, "the scan")
+	opt.out.Flags(fs, "the scan (.npy)")
 }
 
 func (opt *options) check(o *cli.Options) error {
@@ -207,30 +207,18 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 	// two runs under two poisons: every bit pattern is a legal int32
 	out := s.host.Words()
 	first := make([]uint32, len(out))
-	unwritten := 0
-	for k, poison := range []byte{0xFF, 0x5A} {
-		if err := s.dout.Fill(poison); err != nil {
-			return row, err
+	err := cli.RunPoisoned(&row, timer, "prefiks "+pl.Variant.Name, s.dout.Fill, run, func(k int) error {
+		if err := s.dout.DownloadWords(out); err != nil || k > 0 {
+			return err
 		}
-		if err := cli.LaunchOnce("prefiks "+pl.Variant.Name, run); err != nil {
-			return row, err
-		}
-		d2h, err := timer.Milliseconds(func() error { return s.dout.DownloadWords(out) })
-		if err != nil {
-			return row, err
-		}
-		row.D2HMs = report.Num(d2h)
-		if k == 0 {
-			copy(first, out)
-			continue
-		}
-		for i := range out {
-			if first[i] == 0xFFFFFFFF && out[i] == 0x5A5A5A5A {
-				unwritten++
-			}
-		}
+		copy(first, out)
+		return nil
+	})
+	if err != nil {
+		return row, err
 	}
-	row, err := s.checked(row, first, func(a float64) float64 { return gpu.PrefiksTolerance(pl, a) })
+	unwritten := cli.UnwrittenWords(first, out)
+	row, err = s.checked(row, first, func(a float64) float64 { return gpu.PrefiksTolerance(pl, a) })
 	if unwritten > 0 {
 		row.Pass, row.Note = false, fmt.Sprintf("%d elements unwritten", unwritten)
 	}

@@ -42,7 +42,7 @@ func command() cli.Command {
 		DeviceBytes: func(n int64) float64 { return 24*float64(n) + 64<<20 },
 		Flags: func(fs *flag.FlagSet) {
 			opt.files.Flags(fs)
-			opt.out.Flags(fs, "c")
+			opt.out.Flags(fs, "c (.npy)")
 		},
 		Check: func(o *cli.Options) error { return opt.files.Load("razlika", o) },
 		Plan:  func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazlika(r) },

@@ -227,29 +227,17 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 	pl := plan.(*gpu.RedukcijaPlan)
 	var row report.Row
 	run := func() error { return gpu.RunRedukcija(pl, s.da, s.db, s.out, scratch) }
-	// two runs under two poisons (every bit pattern of an integer result is legal): a result
-	// that follows its poison was not written
+	// two runs under two poisons (every bit pattern of an integer result is legal)
 	var host [2][gpu.ReductionOutBytes]byte
-	for k, poison := range []byte{0xA5, 0x5A} {
-		if err := s.out.Fill(poison); err != nil {
-			return row, err
-		}
-		if err := cli.LaunchOnce("redukcija "+pl.Variant.Name, run); err != nil {
-			return row, err
-		}
-		d2h, err := timer.Milliseconds(func() error { return s.out.DownloadBytes(host[k][:]) })
-		if err != nil {
-			return row, err
-		}
-		row.D2HMs = report.Num(d2h)
+	if err := cli.RunPoisoned(&row, timer, "redukcija "+pl.Variant.Name, s.out.Fill, run,
+		func(k int) error { return s.out.DownloadBytes(host[k][:]) }); err != nil {
+		return row, err
 	}
 	r := gpu.FinishRedukcija(pl, host[0][:])
 	row = s.checked(row, r.Value, r.Exact, r.Index, gpu.RedukcijaTolerance(pl, s.ref.SumAbs))
-	// unwritten: a span that holds the first poison after the first run and the second after the
-	// second (atomics' float sums may differ run to run in their last bits; that is not unwritten)
+	// (atomics' float sums may differ run to run in their last bits; that is not unwritten)
 	for _, span := range pl.ResultBytes() {
-		if bytes.Count(host[0][span[0]:span[1]], []byte{0xA5}) == span[1]-span[0] &&
-			bytes.Count(host[1][span[0]:span[1]], []byte{0x5A}) == span[1]-span[0] {
+		if cli.UnwrittenBytes(host[0][span[0]:span[1]], host[1][span[0]:span[1]]) {
 			row.Pass, row.Note = false, "the result follows the poison: not written"
 		}
 	}

@@ -68,7 +68,7 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.dist, "dist", opt.dist, "random input: "+strings.Join(verify.Distributions, ", "))
 	fs.StringVar(&opt.keysFile, "keys", "", "keys from a 1-D .npy file (float32, float64 rounded to float32, int32, uint32); sets -n (n x -batch keys)")
 	fs.StringVar(&opt.valuesFile, "values", "", "values from a 1-D .npy file (uint32 or int32, as bits) of the keys' length; implies -pairs")
-	opt.out.Flags(fs, "the sorted keys (and, with -pairs, FILE's name with .values.npy: the values)")
+	opt.out.Flags(fs, "the sorted keys (.npy; with -pairs the values go to FILE's name with .values.npy)")
 }
 
 func (opt *options) check(o *cli.Options) error {
@@ -245,39 +245,32 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 	run := func() error {
 		return gpu.RunUrejanje(pl, keyTypes[s.opt.keyType], s.opt.descending, s.dIn, s.dValsIn, s.dOut, dValues, scratch)
 	}
-	// Every bit pattern is a legal key and value, so one poison cannot show an unwritten slot:
-	// the verified run goes twice, under two poisons, and a slot that differs was not written.
-	var first []uint32
-	unwritten := 0
-	for _, poison := range []byte{0xFF, 0x5A} {
-		if err := cli.FirstError(s.dOut.Fill(poison), s.dValues.Fill(poison)); err != nil {
-			return row, err
-		}
-		if err := cli.LaunchOnce("urejanje "+pl.Variant.Name, run); err != nil {
-			return row, err
-		}
-		d2h, err := timer.Milliseconds(func() error {
-			if err := s.dOut.DownloadWords(s.out.Words()); err != nil || !s.opt.pairs {
+	// every bit pattern is a legal key and value: two runs under two poisons
+	var first [2][]uint32 // run 0's keys and values
+	err := cli.RunPoisoned(&row, timer, "urejanje "+pl.Variant.Name,
+		func(poison byte) error { return cli.FirstError(s.dOut.Fill(poison), s.dValues.Fill(poison)) }, run,
+		func(k int) error {
+			if err := s.dOut.DownloadWords(s.out.Words()); err != nil {
 				return err
 			}
-			return s.dValues.DownloadWords(s.values.Words())
-		})
-		if err != nil {
-			return row, err
-		}
-		row.D2HMs = report.Num(d2h)
-		got := append(append([]uint32(nil), s.out.Words()...), s.values.Words()...)
-		if first == nil {
-			first = got
-			continue
-		}
-		for i := range got {
-			if got[i] != first[i] && (i < len(got)/2 || s.opt.pairs) {
-				unwritten++
+			if s.opt.pairs {
+				if err := s.dValues.DownloadWords(s.values.Words()); err != nil {
+					return err
+				}
 			}
-		}
+			if k == 0 {
+				first = [2][]uint32{append([]uint32(nil), s.out.Words()...), append([]uint32(nil), s.values.Words()...)}
+			}
+			return nil
+		})
+	if err != nil {
+		return row, err
 	}
-	row, err := s.check(row)
+	unwritten := cli.UnwrittenWords(first[0], s.out.Words())
+	if s.opt.pairs {
+		unwritten += cli.UnwrittenWords(first[1], s.values.Words())
+	}
+	row, err = s.check(row)
 	if unwritten > 0 {
 		row.Pass, row.Error, row.Note = false, report.Num(unwritten), fmt.Sprintf("%d slots unwritten (they follow the poison)", unwritten)
 	}

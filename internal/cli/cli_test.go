@@ -28,3 +28,16 @@ func TestMemoryAdviceSuggestsAPositiveNThatFits(t *testing.T) {
 		t.Errorf("a full device: %q", msg)
 	}
 }
+
+// A slot is unwritten only where it holds each run's poison; any other value, even one poison
+// alone (a legal integer), was written.
+func TestUnwrittenNeedsBothPoisons(t *testing.T) {
+	first := []uint32{0xFFFFFFFF, 0xFFFFFFFF, 7, 0x5A5A5A5A}
+	second := []uint32{0x5A5A5A5A, 0xFFFFFFFF, 7, 0x5A5A5A5A}
+	if n := UnwrittenWords(first, second); n != 1 {
+		t.Errorf("UnwrittenWords: %d, want 1", n)
+	}
+	if !UnwrittenBytes([]byte{0xFF, 0xFF}, []byte{0x5A, 0x5A}) || UnwrittenBytes([]byte{0xFF, 0xFF}, []byte{0x5A, 0x00}) {
+		t.Error("UnwrittenBytes")
+	}
+}

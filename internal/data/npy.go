@@ -243,11 +243,16 @@ func Write(path, dtype string, shape []int, raw []byte) error {
 
 // WriteFloat32s writes a 1-D float32 array.
 func WriteFloat32s(path string, values []float32) error {
+	return WriteFloat32Array(path, []int{len(values)}, values)
+}
+
+// WriteFloat32Array writes float32 values (row-major) as an array of the given shape.
+func WriteFloat32Array(path string, shape []int, values []float32) error {
 	raw := make([]byte, 4*len(values))
 	for i, v := range values {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
 	}
-	return Write(path, Float32, []int{len(values)}, raw)
+	return Write(path, Float32, shape, raw)
 }
 
 // WriteWords writes a 1-D array of 32-bit words with the given 4-byte dtype.

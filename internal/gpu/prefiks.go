@@ -31,13 +31,6 @@ type PrefiksPlan struct {
 	c      C.tc_prefiks_plan
 }
 
-func cbool(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // PlanPrefiks checks the request against the variant's domain and plans the scan; outside the
 // domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
 func (d *Device) PlanPrefiks(r ScanRequest) (*PrefiksPlan, error) {

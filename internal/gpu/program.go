@@ -137,6 +137,14 @@ func launchOf(v Variant, c *C.tc_launch) Launch {
 	}
 }
 
+// cbool is a C flag: 1 or 0.
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func planError(p *Program, r Request, s C.tc_status) error {
 	return check(fmt.Sprintf("planning %s -variant %s for n=%d threads=%d blocks=%d", p.Name, r.Variant.Name, r.N,
 		r.Threads, r.Blocks), s)

@@ -36,11 +36,7 @@ type UrejanjePlan struct {
 // domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
 func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 	pl := &UrejanjePlan{}
-	pairs := C.int(0)
-	if r.Pairs {
-		pairs = 1
-	}
-	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: pairs}
+	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: cbool(r.Pairs)}
 	desc := d.described()
 	if err := planError(Urejanje, r.Request, C.tc_urejanje_make_plan(&req, &desc, &pl.c)); err != nil {
 		return nil, err
@@ -53,10 +49,6 @@ func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 // RunUrejanje sorts keysIn into keysOut; with pairs, valuesOut receives the values: valuesIn's,
 // or each key's index in its array where valuesIn is nil (an argsort).
 func RunUrejanje(pl *UrejanjePlan, t KeyType, descending bool, keysIn, valuesIn, keysOut, valuesOut, scratch *Buffer) error {
-	desc := C.int(0)
-	if descending {
-		desc = 1
-	}
-	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_key_type(t), desc, keysIn.pointer(),
+	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_key_type(t), cbool(descending), keysIn.pointer(),
 		(*C.uint32_t)(valuesIn.pointer()), keysOut.pointer(), (*C.uint32_t)(valuesOut.pointer()), scratch.pointer(), nil))
 }
