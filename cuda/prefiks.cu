@@ -200,98 +200,216 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 
 // ---- best: one pass, decoupled look-back (Merrill & Garland 2016), deterministic --------------
 //
-// Beyond the lecture. Tiles of kBestItems x 256 elements take an index from a counter (tiles
-// start in index order, so every tile a look-back waits for is running or done: no deadlock).
-// Each thread scans its kBestItems contiguous elements, the block scans the thread totals
-// (tc::block_scan) and the tile publishes its aggregate; the tile then looks back over its
-// predecessors' published words until one holds an inclusive prefix, and folds the aggregates
-// after it from left to right. Every inclusive prefix is then the left fold of all aggregates
-// before it, whichever predecessor the look-back stopped at, so float results are the same bits
-// every run (CUB's float scan folds its look-back window as a tree: not guaranteed). Status
-// words carry a run epoch, so no run needs the statuses cleared: the last tile to finish
-// advances the epoch and resets the counters. A look-back that spins too long (a bug, not a
-// state the design reaches) gives up rather than hang, and the result fails its check.
-constexpr int kBestThreads = 256, kBestItems = 8, kBestTile = kBestThreads * kBestItems;
+// Beyond the lecture. A tile is 256 threads x 16 elements (4096), taken in index order from a
+// counter (every tile a look-back waits for is running or done: no deadlock). Each warp owns
+// 512 contiguous elements as four rows of 128: a lane holds 4 contiguous elements of each row,
+// loaded as one 16-byte vector (the warp's load is one coalesced 512-byte line), with their head
+// flags as one 4-byte word. The lane folds its 4, the warp scans the lanes' folds (five
+// shuffles) row by row with a running carry, the block combines its 8 warp totals in order, and
+// the tile publishes its aggregate. Warp 0 then looks back over 32 predecessors' status words at
+// once until one holds an inclusive prefix, and folds that prefix and the aggregates after it
+// from left to right: every tile's prefix is the left fold of all aggregates before it,
+// whichever predecessor the look-back stopped at, so float results are the same bits every run
+// (CUB's look-back folds its window as a tree: not guaranteed).
+// Segmented scans run the same pass on (value, head flag) pairs with the lecture's operator; a
+// tile with a head publishes its inclusive prefix at once (it does not depend on the tiles
+// before it), so short segments cut every look-back short.
+// Status words carry a run epoch, so no run needs the statuses cleared. The epoch and the tile
+// counter share one 64-bit word, so one atomic gives a tile both; the tile that takes the last
+// ticket knows every ticket is taken, and readies the next run (epoch + 1, counter 0) without
+// waiting for anyone. A look-back that spins too long (a bug, not a state the design reaches)
+// gives up rather than hang, and the result fails its check.
+constexpr int kBestThreads = 256, kBestRows = 8, kBestItems = 4 * kBestRows, kBestTile = kBestThreads * kBestItems;
+constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
 struct BestState {
-    unsigned counter, done, epoch, gave_up;
+    unsigned long long ticket;  // the run's epoch (high 32 bits) and the tiles taken (low 32)
+    unsigned gave_up;
 };
 
 __device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
     return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & 0xffffu) << 48;
 }
 
-template <typename T, typename Op, bool EXCL>
-__global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, T *out, int64_t n, BestState *state,
-                                                         uint64_t *statuses, int64_t tiles) {
-    static_assert(sizeof(T) == 4, "status words hold 32-bit values");
-    __shared__ tc::BlockScanStorage<T> storage;
-    __shared__ int64_t tile_shared;
-    __shared__ T prefix_shared;
-    __shared__ uint32_t stack[256];  // the aggregates a look-back passes, newest first
+// The element a pass scans: the value, or the (value, head flag) pair; and its operator.
+template <typename T, bool SEG>
+using BestElement = std::conditional_t<SEG, Seg<T>, T>;
+template <typename Op, bool SEG>
+using BestOp = std::conditional_t<SEG, Segmented<Op>, Op>;
+template <typename T>
+__device__ __forceinline__ T value_of(T v) { return v; }
+template <typename T>
+__device__ __forceinline__ T value_of(Seg<T> v) { return v.v; }
+template <typename T>
+__device__ __forceinline__ void make(T &e, T v, uint32_t) { e = v; }
+template <typename T>
+__device__ __forceinline__ void make(Seg<T> &e, T v, uint32_t f) { e = {v, f}; }
+template <typename T>
+__device__ __forceinline__ T shfl(T v, int lane) { return __shfl_sync(kFull, v, lane); }
+template <typename T>
+__device__ __forceinline__ Seg<T> shfl(Seg<T> v, int lane) {
+    return {__shfl_sync(kFull, v.v, lane), __shfl_sync(kFull, v.f, lane)};
+}
+
+// The warp's exclusive scan of v (lane 0 gets the identity) and its total, in every lane.
+template <typename E, typename O>
+__device__ __forceinline__ E warp_exclusive(E v, O op, E &total) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const E u = shfl_up(v, d);
+        if (lane >= d) v = op(u, v);
+    }
+    total = shfl(v, 31);
+    const E before = shfl_up(v, 1);
+    return lane == 0 ? O::template identity<E>() : before;
+}
+
+// Warp 0 of a tile: the left fold of every aggregate before `tile` (see above).
+template <typename T, typename Op>
+__device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack, BestState *state) {
+    const int lane = threadIdx.x & 31;
     const Op op{};
-    if (threadIdx.x == 0) tile_shared = atomicAdd(&state->counter, 1u);
-    __syncthreads();
-    const int64_t tile = tile_shared, base = tile * kBestTile + int64_t(threadIdx.x) * kBestItems;
-    const uint32_t epoch = __ldcg(&state->epoch);  // through L2: the last run's last tile wrote it
-    T x[kBestItems];
-    T total = tc::identity<T, Op>();
-#pragma unroll
-    for (int i = 0; i < kBestItems; ++i) {
-        x[i] = base + i < n ? in[base + i] : tc::identity<T, Op>();
-        total = op(total, x[i]);
-    }
-    T aggregate;
-    const T thread_prefix = tc::block_scan<T, Op, true>(total, storage, op, &aggregate);
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
-        T prefix = tc::identity<T, Op>();
-        if (tile == 0) {
-            mine.store(status_word(bits_of(aggregate), kInclusive, epoch), cuda::memory_order_release);
-        } else {
-            mine.store(status_word(bits_of(aggregate), kAggregate, epoch), cuda::memory_order_release);
-            int depth = 0;
-            uint32_t spins = 0;
-            for (int64_t j = tile - 1;;) {
-                cuda::atomic_ref<uint64_t, cuda::thread_scope_device> theirs(statuses[j]);
-                const uint64_t w = theirs.load(cuda::memory_order_acquire);
-                const uint32_t status = uint32_t(w >> 32) & 3u, e = uint32_t(w >> 48);
-                const bool valid = status != kInvalid && e == (epoch & 0xffffu);
-                if (valid && status == kInclusive) {
-                    prefix = from_bits<T>(uint32_t(w));
-                    break;
-                }
-                if (valid && depth < 256) {  // an aggregate: remember it, look further back
-                    stack[depth++] = uint32_t(w);
-                    --j;
-                    continue;
-                }
-                if (++spins > (1u << 26)) {  // gave up: never expected
-                    atomicExch(&state->gave_up, 1u);
-                    break;
-                }
-                __nanosleep(32);  // not published yet (or the stack is full: wait for an inclusive)
+    int depth = 0;
+    uint32_t spins = 0;
+    for (int64_t hi = tile - 1;;) {  // the window: hi (lane 0) down to hi - 31 (lane 31)
+        const int64_t j = hi - lane;
+        uint64_t w = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
+        if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_acquire);
+        const uint32_t status = uint32_t(w >> 32) & 3u;
+        const bool valid = status != kInvalid && uint32_t(w >> 48) == (epoch & 0xffffu);
+        const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
+        const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
+        const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
+        if (!(missing & before_it)) {  // every word up to it is published
+            if (first < 32) {
+                T acc = from_bits<T>(uint32_t(__shfl_sync(kFull, uint32_t(w), first)));
+                for (int k = first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(uint32_t(__shfl_sync(kFull, uint32_t(w), k))));
+                for (int k = depth - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));  // the newer windows
+                return acc;
             }
-            for (int k = depth - 1; k >= 0; --k) prefix = op(prefix, from_bits<T>(stack[k]));  // left to right
-            mine.store(status_word(bits_of(op(prefix, aggregate)), kInclusive, epoch), cuda::memory_order_release);
+            if (depth + 32 <= kBestStack) {  // 32 aggregates: keep them, look further back
+                stack[depth + lane] = uint32_t(w);
+                __syncwarp();
+                depth += 32;
+                hi -= 32;
+                spins = 0;
+                continue;
+            }
         }
-        prefix_shared = prefix;
+        if (++spins > (1u << 24)) {  // gave up: never expected
+            if (lane == 0) atomicExch(&state->gave_up, 1u);
+            return tc::identity<T, Op>();
+        }
+        __nanosleep(64);  // not published yet (or the stack is full: wait for an inclusive prefix)
+    }
+}
+
+template <typename T, typename Op, bool EXCL, bool SEG>
+__global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
+                                                         BestState *state, uint64_t *statuses, int64_t tiles) {
+    static_assert(sizeof(T) == 4, "status words hold 32-bit values");
+    using E = BestElement<T, SEG>;
+    using O = BestOp<Op, SEG>;
+    const O op{};
+    constexpr int kWarps = kBestThreads / 32;
+    __shared__ unsigned long long ticket_shared;
+    __shared__ E warp_total[kWarps];
+    __shared__ T prefix_shared;
+    __shared__ uint32_t stack[kBestStack];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) {
+        const unsigned long long t = atomicAdd(&state->ticket, 1ull);
+        ticket_shared = t;
+        if (int64_t(uint32_t(t)) == tiles - 1) state->ticket = (t >> 32) + 1 << 32;  // the last ticket: ready the next run
     }
     __syncthreads();
-    T acc = op(prefix_shared, thread_prefix);
+    const int64_t tile = int64_t(uint32_t(ticket_shared)), warp_base = tile * kBestTile + int64_t(warp) * (32 * kBestItems);
+    const uint32_t epoch = uint32_t(ticket_shared >> 32);
+    // load: row r of the warp is warp_base + 128 r; the lane's 4 elements start at + 4 lane
+    const bool whole = (tile + 1) * kBestTile <= n && (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
+                       (reinterpret_cast<uintptr_t>(out) & 15) == 0 && (!SEG || (reinterpret_cast<uintptr_t>(flags) & 3) == 0);
+    E x[kBestItems];
 #pragma unroll
-    for (int i = 0; i < kBestItems; ++i) {
-        if (EXCL && base + i < n) out[base + i] = acc;
-        acc = op(acc, x[i]);
-        if (!EXCL && base + i < n) out[base + i] = acc;
+    for (int r = 0; r < kBestRows; ++r) {
+        const int64_t i = warp_base + 128 * r + 4 * lane;
+        T v[4];
+        uint32_t f = 0;
+        if (whole) {
+            const uint4 q = __ldcs(reinterpret_cast<const uint4 *>(in + i));
+            v[0] = from_bits<T>(q.x), v[1] = from_bits<T>(q.y), v[2] = from_bits<T>(q.z), v[3] = from_bits<T>(q.w);
+            if (SEG) f = __ldcs(reinterpret_cast<const unsigned *>(flags + i));
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                v[k] = i + k < n ? in[i + k] : tc::identity<T, Op>();
+                if (SEG && i + k < n) f |= uint32_t(flags[i + k]) << (8 * k);
+            }
+        }
+        if (SEG && i == 0) f |= 1u;  // position 0 starts a segment
+#pragma unroll
+        for (int k = 0; k < 4; ++k) make(x[4 * r + k], v[k], (f >> (8 * k)) & 0xffu ? 1u : 0u);
     }
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(state->done);
-        if (done.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(tiles - 1)) {  // the last tile: ready the next run
-            state->counter = 0;
-            state->done = 0;
-            state->epoch = epoch + 1;
+    // scan: the lane's 4 of each row, the warp's lanes row by row (a running carry), the warps
+    E lane_prefix[kBestRows], carry = O::template identity<E>();
+#pragma unroll
+    for (int r = 0; r < kBestRows; ++r) {
+        E fold = x[4 * r];
+#pragma unroll
+        for (int k = 1; k < 4; ++k) fold = op(fold, x[4 * r + k]);
+        E row_total;
+        const E before = warp_exclusive(fold, op, row_total);
+        lane_prefix[r] = op(carry, before);
+        carry = op(carry, row_total);
+    }
+    if (lane == 0) warp_total[warp] = carry;
+    __syncthreads();
+    E warp_prefix = O::template identity<E>(), aggregate = warp_prefix;  // the warps before this one; all of them
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+        if (w == warp) warp_prefix = aggregate;
+        aggregate = op(aggregate, warp_total[w]);
+    }
+    if (warp == 0) {
+        T prefix = tc::identity<T, Op>();
+        cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
+        bool headed = false;  // a segmented tile with a head: its inclusive prefix is its aggregate's value
+        if constexpr (SEG) headed = aggregate.f != 0;
+        if (lane == 0)
+            mine.store(status_word(bits_of(value_of(aggregate)), tile == 0 || headed ? kInclusive : kAggregate, epoch),
+                       cuda::memory_order_release);
+        if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack, state);
+        if (lane == 0 && tile > 0 && !headed)
+            mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_release);
+        if (lane == 0) prefix_shared = prefix;
+    }
+    __syncthreads();
+    E tile_prefix;
+    make(tile_prefix, prefix_shared, 0u);
+    const E warp_start = op(tile_prefix, warp_prefix);
+#pragma unroll
+    for (int r = 0; r < kBestRows; ++r) {
+        const int64_t i = warp_base + 128 * r + 4 * lane;
+        E acc = op(warp_start, lane_prefix[r]);
+        T v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const E e = x[4 * r + k];
+            if (EXCL) {
+                bool head = false;
+                if constexpr (SEG) head = e.f != 0;
+                v[k] = head ? tc::identity<T, Op>() : value_of(acc);
+            }
+            acc = op(acc, e);
+            if (!EXCL) v[k] = value_of(acc);
+        }
+        if (whole) {
+            __stcs(reinterpret_cast<uint4 *>(out + i), make_uint4(bits_of(v[0]), bits_of(v[1]), bits_of(v[2]), bits_of(v[3])));
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (i + k < n) out[i + k] = v[k];
         }
     }
 }
@@ -413,8 +531,15 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         const int64_t tiles = tc::ceil_div(n, kBestTile);
         BestState *state = L.take<BestState>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
-        if (excl) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, true><<<unsigned(tiles), kBestThreads, 0, s>>>(in, out, n, state, statuses, tiles)));
-        else TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, false><<<unsigned(tiles), kBestThreads, 0, s>>>(in, out, n, state, statuses, tiles)));
+#define TC_BEST(E, S) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, tiles)))
+        if (p.segmented) {
+            if (excl) TC_BEST(true, true);
+            else TC_BEST(false, true);
+        } else {
+            if (excl) TC_BEST(true, false);
+            else TC_BEST(false, false);
+        }
+#undef TC_BEST
         return TC_OK;
     }
     default: {  // cub
@@ -473,7 +598,10 @@ const tc_kernel kco[] = {TC_SCAN_TYPES(TC_K_CO, ""), TC_SCAN_TYPES(TC_K_GRID, ""
 const tc_kernel kseg[] = {TC_SCAN_TYPES(TC_K_SEG, ""), tc::kernel("seg_pack<u32>", seg_pack<uint32_t>),
                           tc::kernel("seg_pack<i32>", seg_pack<int>), tc::kernel("seg_pack<f32>", seg_pack<float>)};
 
-#define TC_K_BEST(T, Op, N) TC_K_EXCL(scan_best, T, Op, N)
+#define TC_K_BEST(T, Op, N)                                                                                           \
+    tc::kernel("scan_best<" N ",incl>", scan_best<T, Op, false, false>), tc::kernel("scan_best<" N ",excl>", scan_best<T, Op, true, false>), \
+        tc::kernel("scan_best<" N ",seg,incl>", scan_best<T, Op, false, true>),                                     \
+        tc::kernel("scan_best<" N ",seg,excl>", scan_best<T, Op, true, true>)
 const tc_kernel kbest[] = {TC_SCAN_TYPES(TC_K_BEST, "")};
 
 const char *const kAny = "any n; plain (seg: segmented)";
@@ -490,8 +618,8 @@ const tc_variant variants[VARIANTS] = {
      kAny, "read n, write n (+ a second read and write of out)", 0, TC_KERNELS(kco)},
     {"seg", "segmented: (value, head flag) pairs with the lecture's operator, over the grid scan",
      "any n; segmented only (-seglen or -flags)", "read n + n flags, write n", TC_OWN_GRID, TC_KERNELS(kseg)},
-    {"best", "one pass: decoupled look-back, 8 elements a thread, the look-back folded left to right (deterministic)",
-     "any n; plain (segmented: seg or cub until best's segmented pass comes)", "read n, write n", TC_OWN_GRID,
+    {"best", "one pass: decoupled look-back, 16 elements a thread in 16-byte loads, the look-back folded left to right (deterministic)",
+     "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID,
      TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceScan; segments: keys from a scan of the flags, then ScanByKey (timed whole)",
      "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
@@ -516,7 +644,7 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     out->segmented = r->segmented ? 1 : 0;
     p.out_count = n;
     p.bytes_moved = 8.0 * double(n) + (r->segmented ? double(n) : 0.0);
-    if (out->segmented != (v == VSEG) && v != VCUB) return TC_OUTSIDE_DOMAIN;  // seg and cub take segments
+    if (out->segmented != (v == VSEG) && v != VCUB && v != VBEST) return TC_OUTSIDE_DOMAIN;  // seg, best and cub take segments
     if (v == VBEST && r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;
     if (v == VBEST) p.threads = kBestThreads;
     switch (v) {
@@ -553,9 +681,9 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     case VBLOCK: out->depth = tile; break;
     case VGRID: case VSEG: out->depth = levels * (tile + 1); break;
     case VCO: out->depth = tc::ceil_div(n, co_threads(*out)) + levels * (tile + 1) + 1; break;
-    // best: a thread's items, the block scan (5 + 5 + 1), the tile prefix and the fold of the
-    // aggregates before it (the tiles, at worst)
-    case VBEST: out->depth = kBestItems + 11 + 2 + tc::ceil_div(n, kBestTile); break;
+    // best: a lane's 4, the row's 5 shuffles and its carry (rows), the warps before it, the tile
+    // prefix and the fold of the aggregates before it (the tiles, at worst)
+    case VBEST: out->depth = 4 + 5 + kBestRows + kBestThreads / 32 + 3 + tc::ceil_div(n, kBestTile); break;
     default: out->depth = tc::ceil_div(n, 1024) + 64; break;
     }
     return TC_OK;

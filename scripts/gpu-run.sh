@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
-#   bash gpu-bundle/run.sh [tests|tables|all|PROGRAM]   (default all; a program's name: its tests and tables only)
+#   bash gpu-bundle/run.sh [tests|quick|tables|all|PROGRAM]   (default all; quick: the tests without the
+#                                                          sanitizers; a program's name: its tests and tables only)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,13 +33,19 @@ nvidia-smi -L 2>&1 | tee -a "$log"
 
 programs=$(cd "$here/bin" && ls) # every command in the bundle; each names its own benchmark tables (-benchmarks)
 
-if [[ $what == all || $what == tests ]]; then
+if [[ $what == all || $what == tests || $what == quick ]]; then
   step gtest "$here/tests/kernel_tests"
   for t in "$here"/tests/go-*.test; do # each in its package's folder, beside its testdata
     name=$(basename "$t" .test)
     pushd "$here/src/${name#go-}" >/dev/null && step "$(basename "$t")" "$t" -test.v
     popd >/dev/null
   done
+fi
+if [[ $what == quick ]]; then # what failed, in short
+  grep -E '^\[  FAILED  \]|^--- FAIL' "$log" | sort -u | head -60
+  grep -m 60 -B2 -A8 -E ': Failure$' "$log"
+fi
+if [[ $what == all || $what == tests ]]; then
   # memcheck every kernel at small sizes; racecheck the kernels that share memory (by test name:
   # every variant of every program, the block sizes, the primitives)
   export TECAJ_MAX_N=70000
@@ -53,14 +60,14 @@ if [[ $what == all || $what == tests ]]; then
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
 fi
 
-if [[ $what != all && $what != tests && $what != tables ]]; then # one program: its tests and tables
+if [[ $what != all && $what != tests && $what != tables && $what != quick ]]; then # one program: its tests and tables
   programs=$what
   step gtest "$here/tests/kernel_tests" --gtest_filter="${what^}.*"
   grep -hE '^\[  PASSED  \]|^\[  FAILED  \]' "$log"
   grep -m 30 -E 'Failure|FAILED|not the key|value out|differs' "$log"
 fi
 
-if [[ $what != tests ]]; then
+if [[ $what != tests && $what != quick ]]; then
   for prog in $programs; do
     while read -r args; do
       echo; "$here/bin/$prog" -variant all $args 2>&1 | tee -a "$log" || failed+=("$prog $args")

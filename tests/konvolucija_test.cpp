@@ -1,7 +1,8 @@
 // konvolucija on the GPU: every variant x 1-D/2-D x border x mask x size x block size against a
 // float64 reference (the mask not flipped), within gamma(taps + 1) * sum |w| * max |x|; exactly
 // with integer masks on small-integer images (every partial sum exact); NaN and Inf spread over
-// their footprint only; masks larger than the image.
+// their footprint only; masks larger than the image; best's gradient magnitude (the mask and its
+// transpose) and its views that are not 16-byte aligned.
 #include "util.h"
 #include "tecaj/konvolucija.h"
 
@@ -30,14 +31,19 @@ double at(const Image &im, int x, int y, tc_border border) {
     return im.px[size_t(y) * im.w + x];
 }
 
-std::vector<double> reference(const Image &im, const Mask &m, tc_border border) {
+// magnitude: sqrt(gx^2 + gy^2) of the mask (gx) and its transpose (gy)
+std::vector<double> reference(const Image &im, const Mask &m, tc_border border, bool magnitude = false) {
     std::vector<double> out(im.px.size());
     for (int y = 0; y < im.h; ++y)
         for (int x = 0; x < im.w; ++x) {
-            double s = 0;
+            double gx = 0, gy = 0;
             for (int j = 0; j < m.h; ++j)
-                for (int i = 0; i < m.w; ++i) s += double(m.wt[j * m.w + i]) * at(im, x - m.w / 2 + i, y - m.h / 2 + j, border);
-            out[size_t(y) * im.w + x] = s;
+                for (int i = 0; i < m.w; ++i) {
+                    const double v = at(im, x - m.w / 2 + i, y - m.h / 2 + j, border);
+                    gx += double(m.wt[j * m.w + i]) * v;
+                    if (magnitude) gy += double(m.wt[i * m.w + j]) * v;
+                }
+            out[size_t(y) * im.w + x] = magnitude ? std::sqrt(gx * gx + gy * gy) : gx;
         }
     return out;
 }
@@ -58,32 +64,38 @@ Mask random_mask(int w, int h, uint64_t seed, bool integers = false) {
     return m;
 }
 
-// Runs variant v; false where the plan refuses. exact: compare bit for bit (integer data).
-bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int threads, bool exact = false) {
+// Runs variant v; false where the plan refuses. exact: compare bit for bit (integer data);
+// shift: the input and output views start this many floats into their allocations.
+bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int threads, bool exact = false,
+           bool magnitude = false, int shift = 0) {
     const tc_device d = device();
     tc_konvolucija_plan p;
-    const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border};
+    const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border, magnitude};
     const tc_status st = tc_konvolucija_make_plan(&r, &d, &p);
     if (st == TC_OUTSIDE_DOMAIN) return false;
     const std::string what = std::string(tc_variant_at(kProgram, v)->name) + " dim=" + std::to_string(dim) + " " +
                              std::to_string(im.w) + "x" + std::to_string(im.h) + " mask " + std::to_string(m.w) + "x" +
                              std::to_string(m.h) + (border == TC_BORDER_ZERO ? " zero" : " replicate") +
-                             " threads=" + std::to_string(threads);
+                             " threads=" + std::to_string(threads) + (magnitude ? " magnitude" : "") +
+                             (shift ? " shifted by " + std::to_string(shift) : "");
     EXPECT_EQ(TC_OK, st) << what;
     if (st != TC_OK) return false;
     DeviceBuffer<float> din(im.px.size()), dmask(m.wt.size()), dout(im.px.size());
-    din.upload(im.px);
+    din.upload(im.px, size_t(shift));
     dmask.upload(m.wt);
-    dout.upload(std::vector<float>(im.px.size(), poison()));
-    EXPECT_EQ(TC_OK, tc_konvolucija_run(&p, din.ptr, dmask.ptr, dout.ptr, nullptr)) << what;
+    dout.upload(std::vector<float>(im.px.size(), poison()), size_t(shift));
+    EXPECT_EQ(TC_OK, tc_konvolucija_run(&p, din.ptr + shift, dmask.ptr, dout.ptr + shift, nullptr)) << what;
     EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
-    const auto got = dout.download(im.px.size());
-    const auto want = reference(im, m, border);
+    const auto got = dout.download(im.px.size(), size_t(shift));
+    const auto want = reference(im, m, border, magnitude);
     double sum_w = 0, max_x = 0;
     for (float w : m.wt) sum_w += std::fabs(w);
     for (float x : im.px)
         if (std::isfinite(x)) max_x = std::max(max_x, double(std::fabs(x)));
-    const double taps = double(m.wt.size()), tol = exact ? 0 : (taps + 1) * 0x1p-24 / (1 - (taps + 1) * 0x1p-24) * sum_w * max_x;
+    const auto gamma = [](double k) { return k * 0x1p-24 / (1 - k * 0x1p-24); };
+    const double taps = double(m.wt.size());
+    double tol = exact ? 0 : gamma(taps + 1) * sum_w * max_x;
+    if (magnitude) tol = (gamma(taps + 1) + gamma(3)) * std::sqrt(2.0) * sum_w * max_x;  // two sums, squares and a root
     int bad = 0;
     for (size_t i = 0; i < got.size() && bad < 3; ++i) {
         const bool ok = !is_poison(got[i]) &&
@@ -118,13 +130,37 @@ TEST(Konvolucija, TwoDimensions) {
     uint64_t seed = 100;
     struct Size { int w, h; };
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (Size s : {Size{1, 1}, Size{1, 7}, Size{7, 1}, Size{33, 17}, Size{1021, 769}})
-            for (Size m : {Size{3, 3}, Size{5, 5}, Size{15, 15}, Size{31, 31}, Size{5, 3}})
+        for (Size s : {Size{1, 1}, Size{1, 7}, Size{7, 1}, Size{33, 17}, Size{256, 40}, Size{1021, 769}, Size{4096, 4096}})
+            for (Size m : {Size{3, 3}, Size{5, 5}, Size{7, 7}, Size{15, 15}, Size{31, 31}, Size{5, 3}})
                 for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
                     for (int threads : {64, 256, 1024}) {
                         if (threads != 256 && int64_t(s.w) * s.h > 70000) continue;
+                        if (s.w == 4096 && (m.w > 5 || b == TC_BORDER_ZERO || up_to_max_n({int64_t(s.w) * s.h}).empty())) continue;
                         check(v, 2, random_image(s.w, s.h, ++seed), random_mask(m.w, m.h, seed), b, threads);
                     }
+}
+
+// best's gradient magnitude: the mask and its transpose from one tile (the compiled sizes and
+// the general path), aligned rows (16-byte loads) and not, views shifted off 16-byte alignment.
+TEST(Konvolucija, BestMagnitudeAndMisalignedViews) {
+    REQUIRE_GPU();
+    const int best = tc_variant_find(kProgram, "best");
+    uint64_t seed = 500;
+    struct Size { int w, h; };
+    for (Size s : {Size{1, 1}, Size{9, 5}, Size{256, 40}, Size{1021, 769}})
+        for (int k : {3, 5, 7, 9})
+            for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE}) {
+                const Image im = random_image(s.w, s.h, ++seed);
+                check(best, 2, im, random_mask(k, k, seed), b, 0, false, true);
+                for (int shift : {1, 3}) check(best, 2, im, random_mask(k, k, seed), b, 0, false, k == 3, shift);
+            }
+    for (int shift : {1, 2})  // 1-D
+        check(best, 1, random_image(100003, 1, 7), random_mask(7, 1, 7), TC_BORDER_REPLICATE, 0, false, false, shift);
+    // the lecture's variants leave the magnitude to best
+    const tc_device d = device();
+    tc_konvolucija_plan p;
+    const tc_konvolucija_request r{{tc_variant_find(kProgram, "t"), 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_ZERO, 1};
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&r, &d, &p));
 }
 
 TEST(Konvolucija, ExactOnSmallIntegers) {
@@ -149,7 +185,7 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     const tc_device d = fake_device();
     tc_konvolucija_plan p;
     const auto plan = [&](int dim, int w, int h, int mw, int mh, int threads = 256) {
-        const tc_konvolucija_request r{{0, int64_t(w) * h, threads, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO};
+        const tc_konvolucija_request r{{0, int64_t(w) * h, threads, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     EXPECT_EQ(TC_OK, plan(2, 100, 50, 31, 31));
@@ -164,6 +200,17 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     EXPECT_EQ(p.block_y, 8);
     EXPECT_EQ(p.launch.blocks, 32);
     EXPECT_EQ(p.grid_y, 97);
+    const auto best = [&](int dim, int w, int h, int mw, int mh, int magnitude) {
+        const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, magnitude};
+        return tc_konvolucija_make_plan(&r, &d, &p);
+    };
+    ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 1));
+    EXPECT_EQ(p.launch.blocks, 64);  // tiles of 128 x 16
+    EXPECT_EQ(p.grid_y, 512);
+    ASSERT_EQ(TC_OK, best(1, 1 << 26, 1, 7, 1, 0));
+    EXPECT_EQ(p.launch.blocks, 1 << 15);  // 2048 outputs a block
+    EXPECT_EQ(TC_BAD_ARGUMENT, best(2, 100, 50, 5, 3, 1));  // the magnitude needs a square mask
+    EXPECT_EQ(TC_BAD_ARGUMENT, best(1, 100, 1, 3, 1, 1));
 }
 
 TEST(Konvolucija, LaunchesAsPlanned) {
@@ -171,7 +218,7 @@ TEST(Konvolucija, LaunchesAsPlanned) {
     const tc_device d = device();
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {
         tc_konvolucija_plan p;
-        const tc_konvolucija_request r{{v, 1000 * 300, 0, 0}, 2, 1000, 300, 5, 5, TC_BORDER_REPLICATE};
+        const tc_konvolucija_request r{{v, 1000 * 300, 0, 0}, 2, 1000, 300, 5, 5, TC_BORDER_REPLICATE, 0};
         ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
         DeviceBuffer<float> in(1000 * 300), mask(25), out(1000 * 300);
         expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {

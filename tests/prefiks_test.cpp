@@ -23,12 +23,14 @@ struct Case {
     tc_prefiks_type type = TC_SCAN_FLOAT32;
     bool exclusive = false;
     int threads = 0;
+    int shift = 0;  // elements (and flags) from a view this far into its allocation: misaligned
 };
 
 std::string describe(const Case &c, int64_t n, bool segmented) {
     return std::string(tc_variant_at(kProgram, c.variant)->name) + " " + kOps[c.op] +
            (c.type == TC_SCAN_INT32 ? " int32" : " float32") + (c.exclusive ? " exclusive" : " inclusive") +
-           (segmented ? " segmented" : "") + " n=" + std::to_string(n) + " threads=" + std::to_string(c.threads);
+           (segmented ? " segmented" : "") + " n=" + std::to_string(n) + " threads=" + std::to_string(c.threads) +
+           (c.shift ? " shifted by " + std::to_string(c.shift) : "");
 }
 
 uint32_t bits_of(float f) {
@@ -94,15 +96,16 @@ bool check(const Case &c, const std::vector<uint32_t> &in, const std::vector<uin
     DeviceBuffer<uint32_t> din(n), dout(n);
     DeviceBuffer<uint8_t> dflags(segmented ? n : 1);
     DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
-    din.upload(in);
-    if (segmented) dflags.upload(flags);
+    const size_t at = size_t(c.shift);
+    din.upload(in, at);
+    if (segmented) dflags.upload(flags, at);
     std::vector<uint32_t> got[2];
     const uint32_t poisons[2] = {0xffffffffu, 0x5a5a5a5au};
     for (int k = 0; k < 2; ++k) {
-        dout.upload(std::vector<uint32_t>(n, poisons[k]));
-        EXPECT_EQ(TC_OK, tc_prefiks_run(&p, din.ptr, segmented ? dflags.ptr : nullptr, dout.ptr, scratch.ptr, nullptr)) << what;
+        dout.upload(std::vector<uint32_t>(n, poisons[k]), at);
+        EXPECT_EQ(TC_OK, tc_prefiks_run(&p, din.ptr + at, segmented ? dflags.ptr + at : nullptr, dout.ptr + at, scratch.ptr, nullptr)) << what;
         EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
-        got[k] = dout.download(n);
+        got[k] = dout.download(n, at);
     }
     std::vector<double> want_f, prefix_abs;
     std::vector<uint32_t> want_i;
@@ -159,16 +162,18 @@ TEST(Prefiks, EveryVariantOperatorTypeAndSize) {
                         for (int threads : {32, 256, 1024}) {
                             if (threads != 256 && n > 70000) continue;
                             Case c{v, tc_prefiks_op(op), tc_prefiks_type(type), excl, threads};
+                            const auto in = random_values(n, c.type, ++seed);
                             const bool seg = v == find("seg");
-                            check(c, random_values(n, c.type, ++seed), seg ? random_flags(n, 50, seed) : std::vector<uint8_t>{});
+                            check(c, in, seg ? random_flags(n, 50, seed) : std::vector<uint8_t>{});
+                            if (v == find("best")) check(c, in, random_flags(n, 3000, seed));  // best's segmented pass
                         }
 }
 
 TEST(Prefiks, SegmentsOfEveryShape) {
     REQUIRE_GPU();
-    for (int v : {find("seg"), find("cub")})
+    for (int v : {find("seg"), find("best"), find("cub")})
         for (bool excl : {false, true})
-            for (int64_t n : up_to_max_n({1, 33, 1025, 65537, (1 << 20) + 3})) {
+            for (int64_t n : up_to_max_n({1, 33, 1025, 4097, 65537, (1 << 20) + 3})) {
                 Case c{v, TC_SCAN_SUM, TC_SCAN_INT32, excl, 256};
                 const auto in = random_values(n, c.type, uint64_t(n));
                 check(c, in, std::vector<uint8_t>(n, 1));                   // every element its own segment
@@ -177,6 +182,7 @@ TEST(Prefiks, SegmentsOfEveryShape) {
                 one[n - 1] = 1;
                 check(c, in, one);                                          // a flag at the last position
                 check(c, in, random_flags(n, 3000, uint64_t(n + 1)));       // crossing tiles and blocks
+                check(c, in, random_flags(n, 50000, uint64_t(n + 4)));      // many tiles long: look-backs
                 c.type = TC_SCAN_FLOAT32;
                 c.op = TC_SCAN_MAX;
                 check(c, random_values(n, c.type, uint64_t(n + 2)), random_flags(n, 700, uint64_t(n + 3)));
@@ -191,10 +197,10 @@ TEST(Prefiks, NanAndInfStayInTheirSegment) {
     flags[1000] = flags[2000] = flags[3000] = 1;
     in[1500] = bits_of(NAN);
     in[2500] = bits_of(INFINITY);
-    for (int v : {find("seg"), find("cub")})
+    for (int v : {find("seg"), find("best"), find("cub")})
         for (int op = 0; op < 3; ++op)
             for (bool excl : {false, true}) check(Case{v, tc_prefiks_op(op), TC_SCAN_FLOAT32, excl, 256}, in, flags);
-    for (int v : {find("grid"), find("co"), find("cub")})  // plain: from the NaN's position onward
+    for (int v : {find("grid"), find("co"), find("best"), find("cub")})  // plain: from the NaN's position onward
         for (int op = 0; op < 3; ++op) check(Case{v, tc_prefiks_op(op), TC_SCAN_FLOAT32, false, 256}, in, {});
 }
 
@@ -204,36 +210,45 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (bool excl : {false, true})
             check(Case{v, TC_SCAN_SUM, TC_SCAN_INT32, excl, 256}, in, v == find("seg") ? random_flags(70001, 9000, 3) : std::vector<uint8_t>{});
+    check(Case{find("best"), TC_SCAN_SUM, TC_SCAN_INT32, false, 256}, in, random_flags(70001, 9000, 3));
 }
 
 // best folds its look-back from left to right: the same bits every run, whichever predecessor a
-// tile's look-back stopped at; and the tiles just past a tile boundary (2048 elements).
+// tile's look-back stopped at (plain and segmented); the tiles just past a tile boundary (4096
+// elements, and 8192), views that are not 16-byte aligned (the scalar path), and 2^28 + 1.
 TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     REQUIRE_GPU();
     const int best = find("best");
-    for (int64_t n : up_to_max_n({2047, 2048, 2049, 4097, int64_t(1) << 26})) {
+    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5})) {
         const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
-        if (n < (1 << 20)) {
-            check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0}, in, {});
-            check(Case{best, TC_SCAN_MAX, TC_SCAN_INT32, true, 0}, random_values(n, TC_SCAN_INT32, uint64_t(n)), {});
-            continue;
-        }
-        const tc_device d = device();
-        tc_prefiks_plan p;
-        const tc_prefiks_request r{{best, n, 0, 0}, TC_SCAN_SUM, TC_SCAN_FLOAT32, 0, 0};
-        ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &p));
-        DeviceBuffer<uint32_t> din(n), dout(n);
-        DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
-        din.upload(in);
-        std::vector<uint32_t> first;
-        for (int rep = 0; rep < 20; ++rep) {
-            ASSERT_EQ(TC_OK, tc_prefiks_run(&p, din.ptr, nullptr, dout.ptr, scratch.ptr, nullptr));
-            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-            const auto got = dout.download(n);
-            if (rep == 0) first = got;
-            ASSERT_TRUE(got == first) << "run " << rep << " differs from the first";
+        for (int shift : {0, 1, 2}) {
+            check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0, shift}, in, {});
+            check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, true, 0, shift}, in, random_flags(n, 5000, uint64_t(n)));
+            check(Case{best, TC_SCAN_MAX, TC_SCAN_INT32, true, 0, shift}, random_values(n, TC_SCAN_INT32, uint64_t(n)), {});
         }
     }
+    for (int64_t n : up_to_max_n({(int64_t(1) << 28) + 1}))
+        check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0}, random_values(n, TC_SCAN_FLOAT32, 28), {});
+    for (int64_t n : up_to_max_n({int64_t(1) << 26}))
+        for (bool seg : {false, true}) {
+            const tc_device d = device();
+            tc_prefiks_plan p;
+            const tc_prefiks_request r{{best, n, 0, 0}, TC_SCAN_SUM, TC_SCAN_FLOAT32, 0, seg};
+            ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &p));
+            DeviceBuffer<uint32_t> din(n), dout(n);
+            DeviceBuffer<uint8_t> dflags(n);
+            DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
+            din.upload(random_values(n, TC_SCAN_FLOAT32, uint64_t(n)));
+            dflags.upload(random_flags(n, 1000000, 7));
+            std::vector<uint32_t> first;
+            for (int rep = 0; rep < 20; ++rep) {
+                ASSERT_EQ(TC_OK, tc_prefiks_run(&p, din.ptr, seg ? dflags.ptr : nullptr, dout.ptr, scratch.ptr, nullptr));
+                ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+                const auto got = dout.download(n);
+                if (rep == 0) first = got;
+                ASSERT_TRUE(got == first) << (seg ? "segmented " : "") << "run " << rep << " differs from the first";
+            }
+        }
 }
 
 TEST(Prefiks, DomainsWithoutGPU) {
@@ -254,10 +269,10 @@ TEST(Prefiks, DomainsWithoutGPU) {
     EXPECT_EQ(p.launch.launches, 5);          // three tile scans, two additions
     EXPECT_EQ(p.launch.blocks, 4096);
     EXPECT_GT(tc_prefiks_tolerance(&p, 1.0), 0.0);
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1000, true));  // best's segmented pass is to come
+    EXPECT_EQ(TC_OK, plan("best", 1000, true));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1000, false, 512));
     ASSERT_EQ(TC_OK, plan("best", (1 << 20) + 1, false));
-    EXPECT_EQ(p.launch.blocks, 513);  // tiles of 2048
+    EXPECT_EQ(p.launch.blocks, 129);  // tiles of 8192
     EXPECT_EQ(p.launch.launches, 1);
     ASSERT_EQ(TC_OK, plan("co", 1 << 20, false));
     EXPECT_GT(p.depth, (1 << 20) / (132 * 2048));  // at least a thread's run

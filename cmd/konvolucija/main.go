@@ -36,18 +36,19 @@ func command() cli.Command {
 	return cli.Command{
 		Program: gpu.Konvolucija,
 		About: "convolution of a vector (-dim 1) or an image (-dim 2; random, -in photo.png|jpg, or -a FILE.npy) with a mask " +
-			"(-mask box|shift|sobel-x|sobel-y|gauss or \"1,2,1;0,0,0;-1,-2,-1\"), as the lecture defines it: " +
+			"(-mask box|shift|sobel-x|sobel-y|sobel|gauss or \"1,2,1;0,0,0;-1,-2,-1\"; sobel: the gradient magnitude " +
+			"sqrt(gx^2 + gy^2) of sobel-x and sobel-y, best and cpu), as the lecture defines it: " +
 			"P = sum M[j][i] N[y-r+j][x-r+i], the mask not flipped (correlation, in image processing's words); " +
 			"every lecture step, verified and timed",
 		DefaultN:  4096 * 4096,
-		Default:   "t",
+		Default:   "best",
 		Baseline:  "g",
 		ErrorKind: "max abs err",
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: rows on every core (goroutines), float32 as a device thread adds; no GPU needed"},
 		},
 		Benchmarks: []string{"-width 8192 -height 8192 -reps 20", "-width 8192 -height 8192 -k 5 -reps 20",
-			"-width 8192 -height 8192 -mask sobel-x -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20"},
+			"-width 8192 -height 8192 -mask sobel -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20"},
 		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
 		Flags:       opt.flags,
 		Check:       opt.check,
@@ -57,7 +58,7 @@ func command() cli.Command {
 				w, h = int(r.N), 1
 			}
 			return dev.PlanKonvolucija(gpu.ConvRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
-				MaskH: opt.mask.H, Replicate: opt.border == verify.BorderReplicate})
+				MaskH: opt.mask.H, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
@@ -67,7 +68,7 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.IntVar(&opt.dim, "dim", opt.dim, "1 (a vector of -n) or 2 (an image of -width x -height)")
 	fs.IntVar(&opt.width, "width", opt.width, "2-D: the random image's width (or -n alone: the squarest image of n pixels)")
 	fs.IntVar(&opt.height, "height", opt.height, "2-D: the random image's height")
-	fs.StringVar(&opt.maskSpec, "mask", opt.maskSpec, "box, shift, sobel-x, sobel-y, gauss, or rows of weights: \"1,2,1;0,0,0;-1,-2,-1\"")
+	fs.StringVar(&opt.maskSpec, "mask", opt.maskSpec, "box, shift, sobel-x, sobel-y, sobel (the gradient magnitude), gauss, or rows of weights: \"1,2,1;0,0,0;-1,-2,-1\"")
 	fs.IntVar(&opt.k, "k", opt.k, "box and gauss: the odd size (up to 31; 1-D up to 63 taps)")
 	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")
 	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma); sets the size")

@@ -9,11 +9,12 @@ import "C"
 var Konvolucija = register(C.tc_konvolucija_program())
 
 // ConvRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
-// MaskW x MaskH (odd); Replicate picks the border (else zero).
+// MaskW x MaskH (odd); Replicate picks the border (else zero); Magnitude asks for sqrt(gx^2 + gy^2)
+// of the mask and its transpose (square masks, best).
 type ConvRequest struct {
 	Request
 	Dim, Width, Height, MaskW, MaskH int
-	Replicate                        bool
+	Replicate, Magnitude             bool
 }
 
 // KonvolucijaPlan is a resolved convolution.
@@ -31,7 +32,7 @@ func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 		border = C.TC_BORDER_REPLICATE
 	}
 	req := C.tc_konvolucija_request{base: r.c(), dim: C.int(r.Dim), width: C.int(r.Width), height: C.int(r.Height),
-		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border}
+		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border, magnitude: cbool(r.Magnitude)}
 	desc := d.described()
 	if err := planError(Konvolucija, r.Request, C.tc_konvolucija_make_plan(&req, &desc, &pl.c)); err != nil {
 		return nil, err

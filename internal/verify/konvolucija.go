@@ -10,10 +10,13 @@ import (
 // Mask is a convolution mask of odd width and height (1-D: height 1), weights row by row. The
 // lecture's formula does not flip it: P[y][x] = sum M[j][i] * N[y - ry + j][x - rx + i]
 // (image processing calls this correlation, CNN libraries convolution).
+// Magnitude: the output is sqrt(gx^2 + gy^2) of the mask (gx) and its transpose (gy): Sobel's
+// gradient magnitude from sobel-x.
 type Mask struct {
-	Name    string
-	W, H    int
-	Weights []float32
+	Name      string
+	W, H      int
+	Weights   []float32
+	Magnitude bool
 }
 
 // The largest masks: 31 x 31 in 2-D, 63 taps in 1-D.
@@ -23,11 +26,11 @@ const (
 )
 
 // MaskNames are the named masks; anything else is read as a custom mask.
-var MaskNames = []string{"box", "shift", "sobel-x", "sobel-y", "gauss"}
+var MaskNames = []string{"box", "shift", "sobel-x", "sobel-y", "sobel", "gauss"}
 
 // ParseMask makes the mask a -mask flag names, in 1 or 2 dimensions: box (k x k of 1/k^2; 1-D: k
 // taps of 1/k), shift (moves the picture one pixel left: P[x] = N[x+1]), sobel-x and sobel-y
-// (the lecture's edge masks, 2-D only), gauss (k x k, sigma = 0.3 ((k-1)/2 - 1) + 0.8, summing to
+// (the lecture's edge masks, 2-D only), sobel (their gradient magnitude sqrt(gx^2 + gy^2)), gauss (k x k, sigma = 0.3 ((k-1)/2 - 1) + 0.8, summing to
 // 1), or a custom mask: rows separated by ';', weights by ',' ("1,2,1;0,0,0;-1,-2,-1"; 1-D one row).
 func ParseMask(spec string, k, dim int) (Mask, error) {
 	if dim != 1 && dim != 2 {
@@ -56,7 +59,7 @@ func ParseMask(spec string, k, dim int) (Mask, error) {
 			return Mask{Name: spec, W: 3, H: 1, Weights: []float32{0, 0, 1}}, nil
 		}
 		return Mask{Name: spec, W: 3, H: 3, Weights: []float32{0, 0, 0, 0, 0, 1, 0, 0, 0}}, nil
-	case "sobel-x", "sobel-y":
+	case "sobel-x", "sobel-y", "sobel":
 		if dim == 1 {
 			return Mask{}, fmt.Errorf("-mask %s is 2-D (use -dim 2)", spec)
 		}
@@ -64,7 +67,7 @@ func ParseMask(spec string, k, dim int) (Mask, error) {
 		if spec == "sobel-y" {
 			w = []float32{1, 2, 1, 0, 0, 0, -1, -2, -1}
 		}
-		return Mask{Name: spec, W: 3, H: 3, Weights: w}, nil
+		return Mask{Name: spec, W: 3, H: 3, Weights: w, Magnitude: spec == "sobel"}, nil
 	case "gauss":
 		sigma := 0.3*(float64(k-1)*0.5-1) + 0.8
 		var sum float64
@@ -129,14 +132,14 @@ const (
 )
 
 // at is the input at (x, y) under the border rule.
-func at(img []float32, w, h, x, y int, border string) float64 {
+func at(img []float32, w, h, x, y int, zero bool) float32 {
 	if x < 0 || x >= w || y < 0 || y >= h {
-		if border == BorderZero {
+		if zero {
 			return 0
 		}
 		x, y = clampInt(x, 0, w-1), clampInt(y, 0, h-1)
 	}
-	return float64(img[y*w+x])
+	return img[y*w+x]
 }
 
 func clampInt(v, lo, hi int) int {
@@ -149,55 +152,89 @@ func clampInt(v, lo, hi int) int {
 	return v
 }
 
-// Convolve is the float64 reference: every output is the mask's weighted sum of its footprint
-// (products and sums in float64), the image w x h row-major (1-D: h = 1).
-func Convolve(img []float32, w, h int, m Mask, border string) []float64 {
-	out := make([]float64, w*h)
-	rx, ry := m.W/2, m.H/2
+// correlate writes every output's weighted sum of its footprint (the lecture's formula, taps in
+// the mask's order, products and sums in T) into out; rows on every core, the interior without
+// border tests.
+func correlate[T float32 | float64](img []float32, w, h int, weights []float32, mw, mh int, border string, out []T) {
+	rx, ry, zero := mw/2, mh/2, border == BorderZero
 	parallel(h, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
+			inside := y >= ry && y < h-ry
 			for x := 0; x < w; x++ {
-				var s float64
-				for j := 0; j < m.H; j++ {
-					for i := 0; i < m.W; i++ {
-						// every tap multiplies, zero weights too: a NaN or Inf anywhere in the
-						// footprint spreads as IEEE says (0 * Inf is NaN), and only there
-						s += float64(m.Weights[j*m.W+i]) * at(img, w, h, x-rx+i, y-ry+j, border)
+				var s T
+				if inside && x >= rx && x < w-rx {
+					for j := 0; j < mh; j++ {
+						row, wr := img[(y-ry+j)*w+x-rx:][:mw], weights[j*mw:][:mw]
+						for i, v := range row {
+							s += T(wr[i]) * T(v)
+						}
+					}
+				} else {
+					// every tap multiplies, zero weights too: a NaN or Inf anywhere in the
+					// footprint spreads as IEEE says (0 * Inf is NaN), and only there
+					for j := 0; j < mh; j++ {
+						for i := 0; i < mw; i++ {
+							s += T(weights[j*mw+i]) * T(at(img, w, h, x-rx+i, y-ry+j, zero))
+						}
 					}
 				}
 				out[y*w+x] = s
 			}
 		}
 	})
+}
+
+// transposed is the mask's transpose (a square mask's gy for the magnitude).
+func (m Mask) transposed() []float32 {
+	t := make([]float32, len(m.Weights))
+	for j := 0; j < m.H; j++ {
+		for i := 0; i < m.W; i++ {
+			t[i*m.H+j] = m.Weights[j*m.W+i]
+		}
+	}
+	return t
+}
+
+// convolve is Convolve and ConvolveCPU in T: the mask's sums, or their gradient magnitude.
+func convolve[T float32 | float64](img []float32, w, h int, m Mask, border string, out []T) {
+	correlate(img, w, h, m.Weights, m.W, m.H, border, out)
+	if !m.Magnitude {
+		return
+	}
+	gy := make([]T, len(out))
+	correlate(img, w, h, m.transposed(), m.H, m.W, border, gy)
+	for i, gx := range out {
+		out[i] = T(math.Sqrt(float64(gx*gx + gy[i]*gy[i])))
+	}
+}
+
+// Convolve is the float64 reference: every output is the mask's weighted sum of its footprint
+// (products and sums in float64; for a magnitude mask, sqrt(gx^2 + gy^2)), the image w x h
+// row-major (1-D: h = 1).
+func Convolve(img []float32, w, h int, m Mask, border string) []float64 {
+	out := make([]float64, w*h)
+	convolve(img, w, h, m, border, out)
 	return out
 }
 
 // ConvolveCPU is konvolucija's host variant: rows on every core, float32 products and sums in
 // the mask's order, as a device thread does them.
 func ConvolveCPU(img []float32, w, h int, m Mask, border string, out []float32) {
-	rx, ry := m.W/2, m.H/2
-	parallel(h, func(_, lo, hi int) {
-		for y := lo; y < hi; y++ {
-			for x := 0; x < w; x++ {
-				var s float32
-				for j := 0; j < m.H; j++ {
-					for i := 0; i < m.W; i++ {
-						s += m.Weights[j*m.W+i] * float32(at(img, w, h, x-rx+i, y-ry+j, border))
-					}
-				}
-				out[y*w+x] = s
-			}
-		}
-	})
+	convolve(img, w, h, m, border, out)
 }
 
 // ConvTolerance bounds |out - reference| for a float32 convolution that adds its taps one after
 // another: each product rounds once and each of the taps-1 additions once, every term at most
 // sum |w| * max |x| in size, so gamma(taps + 1) * sum |w| * max |x| (Higham).
+// For a magnitude, sqrt(gx^2 + gy^2) moves by at most the length of the two errors (sqrt 2 times
+// the bound), and the squares, their sum and the root round three times more.
 func ConvTolerance(m Mask, maxAbs float64) float64 {
 	var sumW float64
 	for _, w := range m.Weights {
 		sumW += math.Abs(float64(w))
+	}
+	if m.Magnitude {
+		return (gamma(float64(len(m.Weights)+1), 0x1p-24) + gamma(3, 0x1p-24)) * math.Sqrt2 * sumW * maxAbs
 	}
 	return gamma(float64(len(m.Weights)+1), 0x1p-24) * sumW * maxAbs
 }

@@ -24,12 +24,15 @@ typedef struct {
     int width, height;   /* the image (1-D: width = n, height = 1) */
     int mask_w, mask_h;  /* odd; 1-D: mask_h = 1 */
     tc_border border;
+    int magnitude;       /* 2-D, square masks, best: sqrt(gx^2 + gy^2) of the mask (gx) and its transpose (gy),
+                          * as Sobel's gradient magnitude from sobel-x */
 } tc_konvolucija_request;
 
 typedef struct {
     tc_launch launch;    /* out_count = items = width x height */
     int dim, width, height, mask_w, mask_h;
     tc_border border;
+    int magnitude;
     int block_x, block_y; /* the 2-D block's shape (1-D: threads x 1) */
     int grid_y;
 } tc_konvolucija_plan;
