@@ -219,7 +219,13 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // ticket knows every ticket is taken, and readies the next run (epoch + 1, counter 0) without
 // waiting for anyone. A look-back that spins too long (a bug, not a state the design reaches)
 // gives up rather than hang, and the result fails its check.
-constexpr int kBestThreads = 256, kBestRows = 8, kBestItems = 4 * kBestRows, kBestTile = kBestThreads * kBestItems;
+// Rows of 128 a warp: 16 (tiles of 16384) for large plain scans, where fewer tiles mean fewer
+// look-backs a byte; 8 (8192) for segmented scans (pairs take twice the registers) and for n
+// too small to give every SM a few tiles of 16384.
+constexpr int kBestThreads = 256;
+constexpr int64_t kBestLarge = int64_t(1) << 23;
+__host__ __device__ constexpr int best_rows(bool segmented, int64_t n) { return segmented || n < kBestLarge ? 8 : 16; }
+__host__ __device__ constexpr int64_t best_tile(int rows) { return int64_t(kBestThreads) * 4 * rows; }
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
@@ -306,14 +312,15 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
     }
 }
 
-template <typename T, typename Op, bool EXCL, bool SEG>
+template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
 __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
                                                          BestState *state, uint64_t *statuses, int64_t tiles) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
     using O = BestOp<Op, SEG>;
     const O op{};
-    constexpr int kWarps = kBestThreads / 32;
+    constexpr int kWarps = kBestThreads / 32, kBestRows = ROWS, kBestItems = 4 * ROWS;
+    constexpr int64_t kBestTile = best_tile(ROWS);
     __shared__ unsigned long long ticket_shared;
     __shared__ E warp_total[kWarps];
     __shared__ T prefix_shared;
@@ -330,7 +337,8 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
     // load: row r of the warp is warp_base + 128 r; the lane's 4 elements start at + 4 lane
     const bool whole = (tile + 1) * kBestTile <= n && (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
                        (reinterpret_cast<uintptr_t>(out) & 15) == 0 && (!SEG || (reinterpret_cast<uintptr_t>(flags) & 3) == 0);
-    E x[kBestItems];
+    T x[kBestItems];          // the values
+    uint32_t heads[kBestRows];  // segmented: bit k of heads[r] is x[4 r + k]'s head flag (pairs would take a register each)
 #pragma unroll
     for (int r = 0; r < kBestRows; ++r) {
         const int64_t i = warp_base + 128 * r + 4 * lane;
@@ -348,16 +356,25 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
             }
         }
         if (SEG && i == 0) f |= 1u;  // position 0 starts a segment
+        heads[r] = 0;
 #pragma unroll
-        for (int k = 0; k < 4; ++k) make(x[4 * r + k], v[k], (f >> (8 * k)) & 0xffu ? 1u : 0u);
+        for (int k = 0; k < 4; ++k) {
+            x[4 * r + k] = v[k];
+            heads[r] |= (f >> (8 * k)) & 0xffu ? 1u << k : 0u;
+        }
     }
+    const auto element = [&x, &heads](int r, int k) {
+        E e;
+        make(e, x[4 * r + k], (heads[r] >> k) & 1u);
+        return e;
+    };
     // scan: the lane's 4 of each row, the warp's lanes row by row (a running carry), the warps
     E lane_prefix[kBestRows], carry = O::template identity<E>();
 #pragma unroll
     for (int r = 0; r < kBestRows; ++r) {
-        E fold = x[4 * r];
+        E fold = element(r, 0);
 #pragma unroll
-        for (int k = 1; k < 4; ++k) fold = op(fold, x[4 * r + k]);
+        for (int k = 1; k < 4; ++k) fold = op(fold, element(r, k));
         E row_total;
         const E before = warp_exclusive(fold, op, row_total);
         lane_prefix[r] = op(carry, before);
@@ -395,7 +412,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         T v[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-            const E e = x[4 * r + k];
+            const E e = element(r, k);
             if (EXCL) {
                 bool head = false;
                 if constexpr (SEG) head = e.f != 0;
@@ -528,16 +545,20 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         return TC_OK;
     }
     case VBEST: {
-        const int64_t tiles = tc::ceil_div(n, kBestTile);
+        const int rows = best_rows(p.segmented, n);
+        const int64_t tiles = tc::ceil_div(n, best_tile(rows));
         BestState *state = L.take<BestState>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
-#define TC_BEST(E, S) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, tiles)))
+#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, tiles)))
         if (p.segmented) {
-            if (excl) TC_BEST(true, true);
-            else TC_BEST(false, true);
+            if (excl) TC_BEST(true, true, 8);
+            else TC_BEST(false, true, 8);
+        } else if (rows == 8) {
+            if (excl) TC_BEST(true, false, 8);
+            else TC_BEST(false, false, 8);
         } else {
-            if (excl) TC_BEST(true, false);
-            else TC_BEST(false, false);
+            if (excl) TC_BEST(true, false, 16);
+            else TC_BEST(false, false, 16);
         }
 #undef TC_BEST
         return TC_OK;
@@ -599,9 +620,12 @@ const tc_kernel kseg[] = {TC_SCAN_TYPES(TC_K_SEG, ""), tc::kernel("seg_pack<u32>
                           tc::kernel("seg_pack<i32>", seg_pack<int>), tc::kernel("seg_pack<f32>", seg_pack<float>)};
 
 #define TC_K_BEST(T, Op, N)                                                                                           \
-    tc::kernel("scan_best<" N ",incl>", scan_best<T, Op, false, false>), tc::kernel("scan_best<" N ",excl>", scan_best<T, Op, true, false>), \
-        tc::kernel("scan_best<" N ",seg,incl>", scan_best<T, Op, false, true>),                                     \
-        tc::kernel("scan_best<" N ",seg,excl>", scan_best<T, Op, true, true>)
+    tc::kernel("scan_best<" N ",incl,8>", scan_best<T, Op, false, false, 8>),                                        \
+        tc::kernel("scan_best<" N ",excl,8>", scan_best<T, Op, true, false, 8>),                                     \
+        tc::kernel("scan_best<" N ",incl,16>", scan_best<T, Op, false, false, 16>),                                  \
+        tc::kernel("scan_best<" N ",excl,16>", scan_best<T, Op, true, false, 16>),                                   \
+        tc::kernel("scan_best<" N ",seg,incl,8>", scan_best<T, Op, false, true, 8>),                                 \
+        tc::kernel("scan_best<" N ",seg,excl,8>", scan_best<T, Op, true, true, 8>)
 const tc_kernel kbest[] = {TC_SCAN_TYPES(TC_K_BEST, "")};
 
 const char *const kAny = "any n; plain (seg: segmented)";
@@ -618,7 +642,7 @@ const tc_variant variants[VARIANTS] = {
      kAny, "read n, write n (+ a second read and write of out)", 0, TC_KERNELS(kco)},
     {"seg", "segmented: (value, head flag) pairs with the lecture's operator, over the grid scan",
      "any n; segmented only (-seglen or -flags)", "read n + n flags, write n", TC_OWN_GRID, TC_KERNELS(kseg)},
-    {"best", "one pass: decoupled look-back, 16 elements a thread in 16-byte loads, the look-back folded left to right (deterministic)",
+    {"best", "one pass: decoupled look-back, 32 or 64 elements a thread in 16-byte loads, the look-back folded left to right (deterministic)",
      "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID,
      TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceScan; segments: keys from a scan of the flags, then ScanByKey (timed whole)",
@@ -683,7 +707,11 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     case VCO: out->depth = tc::ceil_div(n, co_threads(*out)) + levels * (tile + 1) + 1; break;
     // best: a lane's 4, the row's 5 shuffles and its carry (rows), the warps before it, the tile
     // prefix and the fold of the aggregates before it (the tiles, at worst)
-    case VBEST: out->depth = 4 + 5 + kBestRows + kBestThreads / 32 + 3 + tc::ceil_div(n, kBestTile); break;
+    case VBEST: {
+        const int rows = best_rows(out->segmented, n);
+        out->depth = 4 + 5 + rows + kBestThreads / 32 + 3 + tc::ceil_div(n, best_tile(rows));
+        break;
+    }
     default: out->depth = tc::ceil_div(n, 1024) + 64; break;
     }
     return TC_OK;

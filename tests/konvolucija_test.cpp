@@ -208,7 +208,7 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     EXPECT_EQ(p.launch.blocks, 64);  // tiles of 128 x 16
     EXPECT_EQ(p.grid_y, 512);
     ASSERT_EQ(TC_OK, best(1, 1 << 26, 1, 7, 1, 0));
-    EXPECT_EQ(p.launch.blocks, 1 << 15);  // 2048 outputs a block
+    EXPECT_EQ(p.launch.blocks, 1 << 14);  // 4096 outputs a block
     EXPECT_EQ(TC_BAD_ARGUMENT, best(2, 100, 50, 5, 3, 1));  // the magnitude needs a square mask
     EXPECT_EQ(TC_BAD_ARGUMENT, best(1, 100, 1, 3, 1, 1));
 }

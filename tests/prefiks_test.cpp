@@ -219,7 +219,7 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
 TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     REQUIRE_GPU();
     const int best = find("best");
-    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5})) {
+    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5, (1 << 23) + 16385})) {
         const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
         for (int shift : {0, 1, 2}) {
             check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0, shift}, in, {});
@@ -272,7 +272,7 @@ TEST(Prefiks, DomainsWithoutGPU) {
     EXPECT_EQ(TC_OK, plan("best", 1000, true));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1000, false, 512));
     ASSERT_EQ(TC_OK, plan("best", (1 << 20) + 1, false));
-    EXPECT_EQ(p.launch.blocks, 129);  // tiles of 8192
+    EXPECT_EQ(p.launch.blocks, 129);  // tiles of 8192 (16384 from 2^23)
     EXPECT_EQ(p.launch.launches, 1);
     ASSERT_EQ(TC_OK, plan("co", 1 << 20, false));
     EXPECT_GT(p.depth, (1 << 20) / (132 * 2048));  // at least a thread's run
