@@ -21,18 +21,19 @@ import (
 
 // options are konvolucija's own flags.
 type options struct {
-	dim, k, width, height int
-	maskSpec, border      string
-	inImage, fileA        string
-	out                   cli.Writer
-	mask                  verify.Mask
-	img                   []float32 // from -in or -a
+	dim, k, width, height    int
+	maskSpec, border         string
+	inImage, fileA, channels string
+	out                      cli.Writer
+	mask                     verify.Mask
+	img                      []float32 // from -in or -a (-channels rgb: the planes stacked)
+	planes, planeH, stride   int       // -channels rgb: 3 planes of planeH rows, stride rows apart in img
 }
 
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero}
+	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero, channels: "grey", planes: 1}
 	return cli.Command{
 		Program: gpu.Konvolucija,
 		About: "convolution of a vector (-dim 1) or an image (-dim 2; random, -in photo.png|jpg, or -a FILE.npy) with a mask " +
@@ -71,7 +72,9 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.maskSpec, "mask", opt.maskSpec, "box, shift, sobel-x, sobel-y, sobel (the gradient magnitude), gauss, or rows of weights: \"1,2,1;0,0,0;-1,-2,-1\"")
 	fs.IntVar(&opt.k, "k", opt.k, "box and gauss: the odd size (up to 31; 1-D up to 63 taps)")
 	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")
-	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma); sets the size")
+	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma, or see -channels); sets the size")
+	fs.StringVar(&opt.channels, "channels", opt.channels, "-in: grey (luma), or rgb (each channel filtered: the three planes "+
+		"stacked with border rows between them, one launch; -o writes a colour PNG)")
 	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array; sets the size")
 	opt.out.Flags(fs, "the result (.npy float32; or .png/.jpg for -dim 2, rounded and clamped to 0..255, and for masks "+
 		"with negative weights, such as Sobel's, |value|, so that edges of either sign show)")
@@ -88,6 +91,12 @@ func (opt *options) check(o *cli.Options) error {
 	if opt.mask, err = verify.ParseMask(opt.maskSpec, opt.k, opt.dim); err != nil {
 		return err
 	}
+	if opt.channels != "grey" && opt.channels != "rgb" {
+		return fmt.Errorf("-channels %q: grey or rgb", opt.channels)
+	}
+	if opt.channels == "rgb" && opt.inImage == "" {
+		return fmt.Errorf("-channels rgb: the channels of a -in image")
+	}
 	switch {
 	case opt.inImage != "" && opt.fileA != "":
 		return fmt.Errorf("-in and -a both give the input: choose one")
@@ -95,11 +104,15 @@ func (opt *options) check(o *cli.Options) error {
 		if opt.dim != 2 {
 			return fmt.Errorf("-in %s: an image is 2-D (-dim 2)", opt.inImage)
 		}
-		img, err := data.ReadImage(opt.inImage, false)
+		img, err := data.ReadImage(opt.inImage, opt.channels == "rgb")
 		if err != nil {
 			return err
 		}
 		opt.width, opt.height, opt.img = img.Width, img.Height, img.Planes[0]
+		if img.Channels == 3 { // a grey file stays one plane
+			opt.planes, opt.planeH = 3, img.Height
+			opt.img, opt.height, opt.stride = verify.StackPlanes(img.Planes, img.Width, img.Height, opt.mask, opt.border)
+		}
 	case opt.fileA != "":
 		a, err := data.Read(opt.fileA)
 		if err != nil {
@@ -217,21 +230,36 @@ func (s *session) checked(row report.Row, out []float32) (report.Row, error) {
 	maxErr, bad, first := verify.ConvCheck(out, s.want, s.tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(maxErr), report.Num(s.tol), bad == 0, first
 	return row, s.opt.out.Write(row, func(path string) error {
-		if strings.HasSuffix(path, ".npy") {
-			shape := []int{s.h, s.w}
-			if s.opt.dim == 1 {
-				shape = []int{s.w}
-			}
-			return data.WriteFloat32Array(path, shape, out)
+		planes := [][]float32{append([]float32(nil), out...)}
+		h := s.h
+		if s.opt.planes == 3 { // each channel's rows out of the stack
+			h = s.opt.planeH
+			planes = verify.UnstackPlanes(out, s.w, h, 3, s.opt.stride)
 		}
-		img := &data.Image{Width: s.w, Height: s.h, Channels: 1, Planes: [][]float32{append([]float32(nil), out...)}}
+		if strings.HasSuffix(path, ".npy") {
+			shape := []int{h, s.w}
+			switch {
+			case s.opt.dim == 1:
+				shape = []int{s.w}
+			case len(planes) == 3:
+				shape = []int{3, h, s.w}
+			}
+			var all []float32
+			for _, p := range planes {
+				all = append(all, p...)
+			}
+			return data.WriteFloat32Array(path, shape, all)
+		}
+		img := &data.Image{Width: s.w, Height: h, Channels: len(planes), Planes: planes}
 		negative := false
 		for _, w := range s.opt.mask.Weights {
 			negative = negative || w < 0
 		}
 		if negative {
-			for i, v := range img.Planes[0] {
-				img.Planes[0][i] = float32(math.Abs(float64(v)))
+			for _, p := range img.Planes {
+				for i, v := range p {
+					p[i] = float32(math.Abs(float64(v)))
+				}
 			}
 		}
 		return data.WriteImage(path, img)

@@ -35,6 +35,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"-dim", "1", "-mask", "sobel-x"}, "2-D"},
 		{[]string{"-width", "0"}, "at least 1"},
 		{[]string{"-blocks", "3"}, "sizes its own grid"},
+		{[]string{"-channels", "cmyk"}, `-channels "cmyk": grey or rgb`},
+		{[]string{"-channels", "rgb"}, "a -in image"},
 	} {
 		if code, _, stderr := clitest.Run(t, "konvolucija", c.args...); code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
 			t.Errorf("konvolucija %v: exit %d, %q; want 2 and one line with %q", c.args, code, stderr, c.want)
@@ -74,6 +76,57 @@ func TestShiftGolden(t *testing.T) {
 			}
 			if got.Planes[0][y*w+x] != want {
 				t.Fatalf("(%d,%d): %v, want %v", x, y, got.Planes[0][y*w+x], want)
+			}
+		}
+	}
+}
+
+// -channels rgb: each channel through a vertical move (a mask that takes the pixel below:
+// rows meet the border rows between the stacked planes), exactly, in a colour PNG; with zero
+// and replicate borders.
+func TestChannelsRGBGolden(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.png")
+	const w, h = 19, 13
+	img := &data.Image{Width: w, Height: h, Channels: 3}
+	for c := 0; c < 3; c++ {
+		p := make([]float32, w*h)
+		for i := range p {
+			p[i] = float32((i*37 + c*91 + i/w*11) % 256)
+		}
+		img.Planes = append(img.Planes, p)
+	}
+	if err := data.WriteImage(in, img); err != nil {
+		t.Fatal(err)
+	}
+	variant := "cpu"
+	if clitest.NoGPU() == "" {
+		variant = "all"
+	}
+	for _, border := range []string{"zero", "replicate"} {
+		out := filepath.Join(dir, border+".png")
+		args := []string{"-variant", variant, "-in", in, "-channels", "rgb", "-mask", "0,0,0;0,0,0;0,1,0", "-border", border, "-o", out, "-reps", "2"}
+		if code, stdout, stderr := clitest.Run(t, "konvolucija", args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		got, err := data.ReadImage(out, true)
+		if err != nil || got.Channels != 3 || got.Width != w || got.Height != h {
+			t.Fatalf("%s: %v, %+v", out, err, got)
+		}
+		for c := 0; c < 3; c++ {
+			for y := 0; y < h; y++ {
+				for x := 0; x < w; x++ {
+					var want float32 // the pixel below; past the last row 0, or the last row itself
+					switch {
+					case y+1 < h:
+						want = img.Planes[c][(y+1)*w+x]
+					case border == "replicate":
+						want = img.Planes[c][y*w+x]
+					}
+					if g := got.Planes[c][y*w+x]; g != want {
+						t.Fatalf("%s channel %d (%d,%d): %v, want %v", border, c, x, y, g, want)
+					}
+				}
 			}
 		}
 	}

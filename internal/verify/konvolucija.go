@@ -266,3 +266,40 @@ func ConvCheck(out []float32, want []float64, tol float64) (maxErr float64, bad 
 	}
 	return maxErr, bad, first
 }
+
+// StackPlanes lays the planes of a w x h image (R, G, B) one under another with border rows
+// between them, so that one 2-D convolution of the stack gives every plane's own convolution
+// (one launch): below a plane, ry rows as its border rule sees them (zeros, or copies of its last
+// row), then, for replicate, ry copies of the next plane's first row (zeros serve both sides). It
+// returns the stack and its height; plane p's rows start at p * stride.
+func StackPlanes(planes [][]float32, w, h int, m Mask, border string) (stack []float32, height, stride int) {
+	ry := m.H / 2
+	gap := ry
+	if border == BorderReplicate {
+		gap = 2 * ry
+	}
+	stride = h + gap
+	height = len(planes)*stride - gap
+	stack = make([]float32, w*height)
+	for p, plane := range planes {
+		copy(stack[p*stride*w:], plane[:w*h])
+		if p == len(planes)-1 || border != BorderReplicate {
+			continue // zeros are already there
+		}
+		last, first := plane[(h-1)*w:h*w], planes[p+1][:w]
+		for r := 0; r < ry; r++ {
+			copy(stack[(p*stride+h+r)*w:], last)
+			copy(stack[(p*stride+h+ry+r)*w:], first)
+		}
+	}
+	return stack, height, stride
+}
+
+// UnstackPlanes takes each plane's h rows back out of a stack's result.
+func UnstackPlanes(stack []float32, w, h, planes, stride int) [][]float32 {
+	out := make([][]float32, planes)
+	for p := range out {
+		out[p] = append([]float32(nil), stack[p*stride*w:(p*stride+h)*w]...)
+	}
+	return out
+}

@@ -138,3 +138,45 @@ func TestConvolveCPUWithinTolerance(t *testing.T) {
 		t.Error("a wrong pixel passed")
 	}
 }
+
+// A stack of planes with border rows between them convolves as each plane alone, for both
+// borders, masks of several heights and the magnitude; and the planes come back out.
+func TestStackedPlanesConvolveAsEachAlone(t *testing.T) {
+	w, h := 37, 23
+	planes := make([][]float32, 3)
+	for p := range planes {
+		planes[p] = make([]float32, w*h)
+		Uniform(planes[p], int64(p+1))
+	}
+	for _, spec := range []string{"box", "sobel", "gauss", "1,2,3,4,5;0,0,0,0,0;1,1,1,1,1"} {
+		for _, k := range []int{3, 7} {
+			m, err := ParseMask(spec, k, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, border := range []string{BorderZero, BorderReplicate} {
+				stack, height, stride := StackPlanes(planes, w, h, m, border)
+				if len(stack) != w*height || stride < h {
+					t.Fatalf("stack of %d for %d rows, stride %d", len(stack), height, stride)
+				}
+				got := Convolve(stack, w, height, m, border)
+				for p, plane := range planes {
+					want := Convolve(plane, w, h, m, border)
+					for i, v := range want {
+						if g := got[p*stride*w+i]; g != v {
+							t.Fatalf("%s k=%d %s plane %d pixel %d: stacked %g, alone %g", spec, k, border, p, i, g, v)
+						}
+					}
+				}
+				back := UnstackPlanes(stack, w, h, 3, stride)
+				for p := range planes {
+					for i := range planes[p] {
+						if back[p][i] != planes[p][i] {
+							t.Fatalf("plane %d pixel %d did not come back", p, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}
