@@ -10,7 +10,9 @@
 # only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
+# leave the bundle JIT-compiling another architecture's PTX at load time
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" >/dev/null
 cmake --build build -j"$(nproc)" --target all tecaj_shared
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib

@@ -11,6 +11,7 @@ if ! command -v go >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq golang-go >/dev/null
 fi
 go version
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CUDA_ARCHS:+-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS"}
+# (named every time: a build folder configured before keeps its cached architectures otherwise)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}"
 cmake --build build -j"$(nproc)"
 go build ./...
