@@ -62,6 +62,7 @@ type Command struct {
 	DefaultN     int64
 	Default      string // default variant
 	Baseline     string // the variant speed-ups are against
+	WorkOnly     bool   // speed-ups without the copy back (every variant copies the same n outputs)
 	ErrorKind    string // the error column's heading
 	HostVariants []HostVariant
 	Benchmarks   []string // the argument lines of the benchmark tables (-benchmarks prints them)
@@ -214,7 +215,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	}
 	defer s.Free()
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
-		ErrorKind: c.ErrorKind, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
+		ErrorKind: c.ErrorKind, Baseline: c.Baseline, WorkOnly: c.WorkOnly, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
 	if dev != nil {
 		r.Device = dev.Name
 		timer, err := gpu.NewTimer()

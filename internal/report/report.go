@@ -54,7 +54,7 @@ type Row struct {
 	Bytes     Num    `json:"bytes"` // the bytes the variant must move
 	GBps      Num    `json:"gb_per_s"`
 	PctCopy   Num    `json:"pct_of_copy"`
-	SpeedUp   Num    `json:"speed_up"`     // against the program's baseline variant, on total time
+	SpeedUp   Num    `json:"speed_up"`     // against the program's baseline variant, on total time (or Report.WorkOnly's)
 	Step      Num    `json:"step"`         // against the variant before it in the table (the lecture\'s "step")
 	Result    Num    `json:"result"`       // the program's answer where it is a number (a distance)
 	Error     Num    `json:"error"`        // against the float64 reference
@@ -79,9 +79,12 @@ type Report struct {
 	H2DMs     Num    `json:"h2d_ms"`        // copying the inputs to the device once
 	ErrorKind string `json:"error_kind"`    // what Error measures
 	Baseline  string `json:"baseline"`      // the variant speed-ups are against
-	Unit      string `json:"unit"`          // what the items are called (elements, keys, pixels)
-	Rows      []Row  `json:"rows"`
-	extra     []string
+	// WorkOnly: speed-ups and steps on kernel + host time, the copy back left out (a program whose
+	// every variant copies the same n outputs back: the copy would only dilute each step)
+	WorkOnly bool   `json:"speed_up_without_copy_back"`
+	Unit     string `json:"unit"` // what the items are called (elements, keys, pixels)
+	Rows     []Row  `json:"rows"`
+	extra    []string
 }
 
 // Note adds a line printed under the table.
@@ -92,10 +95,19 @@ func (r *Report) Note(format string, args ...interface{}) {
 // Derive fills GB/s, % of copy and speed-ups from the times. Speed-ups are against the
 // Baseline variant, or, where it is outside its domain, the first variant that ran.
 func (r *Report) Derive() {
+	timed := func(row Row) float64 { // what speed-ups compare
+		if r.WorkOnly && !math.IsNaN(float64(row.KernelMs)) {
+			return float64(row.KernelMs) + float64(row.HostMs)
+		}
+		return float64(row.TotalMs)
+	}
+	if r.WorkOnly {
+		r.Note("speed-up and step: kernel + host time (the copy back, the same n outputs for every variant, left out)")
+	}
 	base, named := math.NaN(), r.Baseline
 	for _, row := range r.Rows {
 		if row.Refused == "" && (row.Variant == named || math.IsNaN(base)) {
-			base, r.Baseline = float64(row.TotalMs), row.Variant
+			base, r.Baseline = timed(row), row.Variant
 			if row.Variant == named {
 				break
 			}
@@ -110,8 +122,8 @@ func (r *Report) Derive() {
 		if row.Refused != "" {
 			continue
 		}
-		row.Step = Num(previous / float64(row.TotalMs))
-		previous = float64(row.TotalMs)
+		row.Step = Num(previous / timed(*row))
+		previous = timed(*row)
 		ms := float64(row.KernelMs)
 		if math.IsNaN(ms) { // a host variant: its whole run
 			ms = float64(row.TotalMs)
@@ -122,7 +134,7 @@ func (r *Report) Derive() {
 		}
 		row.MItemsPS = Num(float64(row.Items) / (ms * 1e3))
 		row.PctCopy = Num(100 * float64(row.GBps) / float64(r.CopyGBps))
-		row.SpeedUp = Num(base / float64(row.TotalMs))
+		row.SpeedUp = Num(base / timed(*row))
 	}
 }
 

@@ -97,3 +97,29 @@ func TestStepCounterExampleAndUncountedBytes(t *testing.T) {
 		t.Error("a failing row that is no counter-example did not fail the report")
 	}
 }
+
+// WorkOnly: speed-ups and steps on kernel + host time, the copy back (the same for every
+// variant) left out; a host variant compares its whole run; the table says so.
+func TestWorkOnlySpeedUpsLeaveTheCopyBackOut(t *testing.T) {
+	r := &Report{Program: "p", CopyGBps: 3000, Baseline: "a", WorkOnly: true, Rows: []Row{
+		{Variant: "a", KernelMs: 8, D2HMs: 20, HostMs: 0, TotalMs: 28, Pass: true},
+		{Variant: "b", KernelMs: 2, D2HMs: 20, HostMs: 0, TotalMs: 22, Pass: true},
+		{Variant: "cpu", KernelMs: Num(math.NaN()), D2HMs: Num(math.NaN()), HostMs: 16, TotalMs: 16, Pass: true},
+	}}
+	r.Derive()
+	if r.Rows[1].SpeedUp != 4 || r.Rows[1].Step != 4 || r.Rows[2].SpeedUp != 0.5 || r.Rows[2].Step != 0.125 {
+		t.Errorf("speed-ups %v %v, steps %v %v", r.Rows[1].SpeedUp, r.Rows[2].SpeedUp, r.Rows[1].Step, r.Rows[2].Step)
+	}
+	var table bytes.Buffer
+	if err := r.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "copy back") {
+		t.Errorf("the table does not say what speed-ups compare:\n%s", table.String())
+	}
+	r.WorkOnly, r.extra = false, nil
+	r.Derive()
+	if math.Abs(float64(r.Rows[1].SpeedUp)-28.0/22) > 1e-12 {
+		t.Errorf("on total time: %v", r.Rows[1].SpeedUp)
+	}
+}
