@@ -44,7 +44,6 @@ func command() cli.Command {
 		DefaultN:  4096 * 4096,
 		Default:   "best",
 		Baseline:  "g",
-		WorkOnly:  true,
 		ErrorKind: "max abs err",
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: rows on every core (goroutines), float32 as a device thread adds; no GPU needed"},

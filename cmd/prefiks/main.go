@@ -47,7 +47,6 @@ func command() cli.Command {
 		DefaultN:  1 << 20,
 		Default:   "grid",
 		Baseline:  "grid",
-		WorkOnly:  true,
 		ErrorKind: "max rel. error",
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: chunks scanned on every core (goroutines), then the carries; no GPU needed"},

@@ -33,7 +33,6 @@ func command() cli.Command {
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "1",
-		WorkOnly:  true,
 		ErrorKind: "max abs err",
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines); no GPU needed"},

@@ -43,7 +43,6 @@ func command() cli.Command {
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "o",
-		WorkOnly:  true,
 		ErrorKind: "wrong",
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},

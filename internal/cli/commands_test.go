@@ -131,7 +131,8 @@ func TestOnGPU(t *testing.T) {
 			t.Fatalf("%s -variant all: exit %d\n%s%s", name, code, stdout, stderr)
 		}
 		var r struct {
-			Rows []struct {
+			WorkOnly bool `json:"speed_up_without_copy_back"`
+			Rows     []struct {
 				Variant, Refused, Note string
 				Pass                   bool
 				CounterExample         bool `json:"counter_example"`
@@ -155,6 +156,11 @@ func TestOnGPU(t *testing.T) {
 		}
 		if ran < 4 {
 			t.Errorf("%s: only %d variants ran: %s", name, ran, stdout)
+		}
+		// speed-ups leave the copy back out exactly where every variant copies the same outputs
+		// (razdalja's g copies n squares, its other variants one sum)
+		if r.WorkOnly != (name != "razdalja") {
+			t.Errorf("%s: speed-ups without the copy back = %v", name, r.WorkOnly)
 		}
 		for _, n := range []string{"2^40", "2^62", "2^61+2^60"} { // 24 x 2^62 wraps an int64 to 0
 			// past the device's memory, or past the program's own domain (konvolucija's int32 pixels)

@@ -79,8 +79,8 @@ type Report struct {
 	H2DMs     Num    `json:"h2d_ms"`        // copying the inputs to the device once
 	ErrorKind string `json:"error_kind"`    // what Error measures
 	Baseline  string `json:"baseline"`      // the variant speed-ups are against
-	// WorkOnly: speed-ups and steps on kernel + host time, the copy back left out (a program whose
-	// every variant copies the same n outputs back: the copy would only dilute each step)
+	// WorkOnly: speed-ups and steps on kernel + host time, the copy back left out (every device
+	// variant copies the same outputs back: the copy would only dilute each step)
 	WorkOnly bool   `json:"speed_up_without_copy_back"`
 	Unit     string `json:"unit"` // what the items are called (elements, keys, pixels)
 	Rows     []Row  `json:"rows"`
@@ -101,8 +101,8 @@ func (r *Report) Derive() {
 		}
 		return float64(row.TotalMs)
 	}
-	if r.WorkOnly {
-		r.Note("speed-up and step: kernel + host time (the copy back, the same n outputs for every variant, left out)")
+	if r.WorkOnly && len(r.Rows) > 1 {
+		r.Note("speed-up and step: kernel + host time (the copy back, the same outputs for every variant, left out)")
 	}
 	base, named := math.NaN(), r.Baseline
 	for _, row := range r.Rows {
