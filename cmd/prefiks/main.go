@@ -165,14 +165,19 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	if dev == nil {
 		return s, nil
 	}
-	for _, b := range []**gpu.Buffer{&s.din, &s.dout, &s.df} {
+	for _, b := range []**gpu.Buffer{&s.din, &s.dout} {
 		if *b, err = gpu.Alloc(4*o.N, false); err != nil {
+			return nil, err
+		}
+	}
+	if s.headFlags != nil { // a byte a flag, for segmented scans only
+		if s.df, err = gpu.Alloc(o.N, false); err != nil {
 			return nil, err
 		}
 	}
 	start := time.Now()
 	err = s.din.UploadWords(s.in)
-	if err == nil && s.headFlags != nil {
+	if err == nil && s.df != nil {
 		err = s.df.UploadBytes(s.headFlags)
 	}
 	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
@@ -199,11 +204,7 @@ func (s *session) checked(row report.Row, out []uint32, tol func(float64) float6
 func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
 	pl := plan.(*gpu.PrefiksPlan)
 	var row report.Row
-	var flags *gpu.Buffer
-	if s.headFlags != nil {
-		flags = s.df
-	}
-	run := func() error { return gpu.RunPrefiks(pl, s.din, flags, s.dout, scratch) }
+	run := func() error { return gpu.RunPrefiks(pl, s.din, s.df, s.dout, scratch) }
 	// two runs under two poisons: every bit pattern is a legal int32
 	out := s.host.Words()
 	first := make([]uint32, len(out))
