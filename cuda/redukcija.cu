@@ -36,12 +36,13 @@ struct Element<T, tc::KeyValue<T>> {
     __host__ __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
 };
 
-// The lecture kernels' input: element i of a (and b, read for dot only).
+// Element i of a (and b, read for dot only): the lecture kernels' input, and CUB's through a
+// transform iterator (so host-callable too: CUB's dispatch instantiates it on the host side).
 template <typename In, typename A>
 struct Source {
     const In *a, *b;
     Map map;
-    __device__ __forceinline__ A operator()(int64_t i) const {
+    __host__ __device__ __forceinline__ A operator()(int64_t i) const {
         return Element<In, A>::at(a[i], map == PRODUCT ? b[i] : In(0), i, map);
     }
 };
@@ -418,19 +419,12 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
 // ---- CUB, as a careful user calls it: DeviceReduce::Reduce over a transform iterator, with the
 // same operators (NaN-propagating min/max, +Inf as min's start: CUB's own Min returns FLT_MAX for
 // all +Inf, cub#662), the same accumulators (float64 for float32 norms and dots) and argmin as a
-// reduction of (value, index) pairs with the same tie and NaN rules.
-template <typename T, typename A>
-struct CubElement {
-    const T *a, *b;
-    Map map;
-    __host__ __device__ A operator()(int64_t i) const {
-        return Element<T, A>::at(a[i], map == PRODUCT ? b[i] : T(0), i, map);
-    }
-};
+// reduction of (value, index) pairs with the same tie and NaN rules, over the lecture kernels'
+// Source.
 
 template <typename T, typename A, typename Op>
 cudaError_t cub_reduce(void *temp, size_t &bytes, const T *a, const T *b, Map map, A *out, int64_t n, cudaStream_t s) {
-    auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), CubElement<T, A>{a, b, map});
+    auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), Source<T, A>{a, b, map});
     return cub::DeviceReduce::Reduce(temp, bytes, in, out, n, Op(), tc::identity<A, Op>(), s);
 }
 
