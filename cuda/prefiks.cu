@@ -49,12 +49,17 @@ struct Segmented {
     }
 };
 
-// Shuffles of built-in values and of segmented pairs (member by member).
+// Shuffles of built-in values (primitives.cuh's) and of segmented pairs, member by member (which
+// also lets tc::warp_scan scan pairs).
+using tc::shfl;
+using tc::shfl_up;
 template <typename T>
-__device__ __forceinline__ T shfl_up(T v, unsigned d) { return __shfl_up_sync(kFull, v, d); }
-template <typename T>
-__device__ __forceinline__ Seg<T> shfl_up(Seg<T> v, unsigned d) {
+__device__ __forceinline__ Seg<T> shfl_up(Seg<T> v, int d) {
     return {__shfl_up_sync(kFull, v.v, d), __shfl_up_sync(kFull, v.f, d)};
+}
+template <typename T>
+__device__ __forceinline__ Seg<T> shfl(Seg<T> v, int lane) {
+    return {__shfl_sync(kFull, v.v, lane), __shfl_sync(kFull, v.f, lane)};
 }
 
 // Step hs: one block, Hillis-Steele in shared memory: for offsets 1, 2, 4, ... every thread reads
@@ -231,7 +236,6 @@ enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
 struct BestState {
     unsigned long long ticket;  // the run's epoch (high 32 bits) and the tiles taken (low 32)
-    unsigned gave_up;
 };
 
 __device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
@@ -251,30 +255,9 @@ template <typename T>
 __device__ __forceinline__ void make(T &e, T v, uint32_t) { e = v; }
 template <typename T>
 __device__ __forceinline__ void make(Seg<T> &e, T v, uint32_t f) { e = {v, f}; }
-template <typename T>
-__device__ __forceinline__ T shfl(T v, int lane) { return __shfl_sync(kFull, v, lane); }
-template <typename T>
-__device__ __forceinline__ Seg<T> shfl(Seg<T> v, int lane) {
-    return {__shfl_sync(kFull, v.v, lane), __shfl_sync(kFull, v.f, lane)};
-}
-
-// The warp's exclusive scan of v (lane 0 gets the identity) and its total, in every lane.
-template <typename E, typename O>
-__device__ __forceinline__ E warp_exclusive(E v, O op, E &total) {
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const E u = shfl_up(v, d);
-        if (lane >= d) v = op(u, v);
-    }
-    total = shfl(v, 31);
-    const E before = shfl_up(v, 1);
-    return lane == 0 ? O::template identity<E>() : before;
-}
-
 // Warp 0 of a tile: the left fold of every aggregate before `tile` (see above).
 template <typename T, typename Op>
-__device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack, BestState *state) {
+__device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack) {
     const int lane = threadIdx.x & 31;
     const Op op{};
     int depth = 0;
@@ -304,10 +287,7 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
                 continue;
             }
         }
-        if (++spins > (1u << 24)) {  // gave up: never expected
-            if (lane == 0) atomicExch(&state->gave_up, 1u);
-            return tc::identity<T, Op>();
-        }
+        if (++spins > (1u << 24)) return tc::identity<T, Op>();  // gave up (never expected): the check fails
         __nanosleep(64);  // not published yet (or the stack is full: wait for an inclusive prefix)
     }
 }
@@ -376,7 +356,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
 #pragma unroll
         for (int k = 1; k < 4; ++k) fold = op(fold, element(r, k));
         E row_total;
-        const E before = warp_exclusive(fold, op, row_total);
+        const E before = tc::warp_scan<E, O, true>(fold, op, &row_total);
         lane_prefix[r] = op(carry, before);
         carry = op(carry, row_total);
     }
@@ -396,7 +376,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         if (lane == 0)
             mine.store(status_word(bits_of(value_of(aggregate)), tile == 0 || headed ? kInclusive : kAggregate, epoch),
                        cuda::memory_order_release);
-        if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack, state);
+        if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack);
         if (lane == 0 && tile > 0 && !headed)
             mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_release);
         if (lane == 0) prefix_shared = prefix;

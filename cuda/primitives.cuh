@@ -135,8 +135,14 @@ __device__ __forceinline__ T *dynamic_shared() {
 // ---- warp ---------------------------------------------------------------------------------
 
 // Shuffles of any value the primitives take: built-in types, and KeyValue pairs member by member.
+// A program's own pair type takes the scans by overloading shfl_up and shfl beside it (found by
+// argument-dependent lookup), as prefiks's segmented pairs do.
 template <typename T>
 __device__ __forceinline__ T shfl_xor(T v, int offset) { return __shfl_xor_sync(kFullWarp, v, offset); }
+template <typename T>
+__device__ __forceinline__ T shfl_up(T v, int offset) { return __shfl_up_sync(kFullWarp, v, offset); }
+template <typename T>
+__device__ __forceinline__ T shfl(T v, int lane) { return __shfl_sync(kFullWarp, v, lane); }
 template <typename V>
 __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
     return {__shfl_xor_sync(kFullWarp, v.value, offset), __shfl_xor_sync(kFullWarp, v.index, offset)};
@@ -162,12 +168,12 @@ __device__ __forceinline__ T warp_scan(T v, Op op = Op(), T *warp_total = nullpt
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
-        const T u = __shfl_up_sync(kFullWarp, v, offset);
+        const T u = shfl_up(v, offset);
         if (lane >= offset) v = op(u, v);
     }
-    if (warp_total) *warp_total = __shfl_sync(kFullWarp, v, 31);
+    if (warp_total) *warp_total = shfl(v, 31);
     if constexpr (Exclusive) {
-        const T before = __shfl_up_sync(kFullWarp, v, 1);
+        const T before = shfl_up(v, 1);
         return lane == 0 ? Op::template identity<T>() : before;
     } else {
         return v;
