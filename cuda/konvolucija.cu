@@ -87,8 +87,7 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 // 1-D: a block of 256 threads owns 4096 outputs; the patch is loaded the same way, and each
 // output reads its mw taps from shared memory (one row: nothing to roll); 3, 5 and 7 taps are
 // compiled in.
-constexpr int kBestCols = 128, kBest1D = 4096, kBest1DThreads = 256;
-__host__ __device__ constexpr int best_rows(bool) { return 16; }
+constexpr int kBestCols = 128, kBestRows = 16, kBest1D = 4096, kBest1DThreads = 256;
 
 // The patch's left margin: the radius rounded up to 4, so a patch row starts 16-byte aligned
 // where the image row does.
@@ -115,7 +114,6 @@ __device__ __forceinline__ void load_patch(const float *in, const Shape &s, floa
 // MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude.
 template <int MW, int MH, bool MAG>
 __global__ void __launch_bounds__(kBestCols) conv_best(const float *in, float *out, Shape s) {
-    constexpr int kBestRows = best_rows(MAG);
     extern __shared__ float4 patch4[];
     float *patch = reinterpret_cast<float *>(patch4);
     const int mw = MW ? MW : s.mw, mh = MH ? MH : s.mh;
@@ -213,7 +211,7 @@ Shape shape_of(const tc_konvolucija_plan &p) { return Shape{p.width, p.height, p
 // best's patch in shared memory, bytes
 size_t best_patch(const tc_konvolucija_plan &p) {
     if (p.dim == 1) return sizeof(float) * size_t(kBest1D + 2 * margin(p.mask_w / 2));
-    return sizeof(float) * size_t(best_rows(p.magnitude) + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
+    return sizeof(float) * size_t(kBestRows + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
 }
 
 }  // namespace
@@ -250,7 +248,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
         out->block_y = 1;
     }
     const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : kBestCols) : out->block_x,
-              tile_y = p.variant == VBEST ? (one_d ? 1 : best_rows(r->magnitude)) : out->block_y;
+              tile_y = p.variant == VBEST ? (one_d ? 1 : kBestRows) : out->block_y;
     const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
     if (gx > dev->max_grid_x || gy > 65535) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(gx);
