@@ -277,19 +277,16 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
         break;
     }
     case VBEST: {
-        const size_t patch = best_patch(*p);
-        const bool mag = p->magnitude != 0;
-        const int k = p->mask_w == p->mask_h && p->mask_w <= 7 ? p->mask_w : 0;  // compiled-in sizes
-        if (p->dim == 1) {
-            if (p->mask_w == 3) conv_best1d<3><<<grid, block, patch, s>>>(in, out, shape);
-            else if (p->mask_w == 5) conv_best1d<5><<<grid, block, patch, s>>>(in, out, shape);
-            else if (p->mask_w == 7) conv_best1d<7><<<grid, block, patch, s>>>(in, out, shape);
-            else conv_best1d<0><<<grid, block, patch, s>>>(in, out, shape);
-        }
-        else if (k == 3) mag ? conv_best<3, 3, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best<3, 3, false><<<grid, block, patch, s>>>(in, out, shape);
-        else if (k == 5) mag ? conv_best<5, 5, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best<5, 5, false><<<grid, block, patch, s>>>(in, out, shape);
-        else if (k == 7) mag ? conv_best<7, 7, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best<7, 7, false><<<grid, block, patch, s>>>(in, out, shape);
-        else mag ? conv_best<0, 0, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best<0, 0, false><<<grid, block, patch, s>>>(in, out, shape);
+        // the compiled-in sizes (3, 5, 7; square in 2-D), else the general path: [size][magnitude]
+        using Kernel = void (*)(const float *, float *, Shape);
+        const Kernel one_d[4] = {conv_best1d<0>, conv_best1d<3>, conv_best1d<5>, conv_best1d<7>};
+        const Kernel two_d[4][2] = {{conv_best<0, 0, false>, conv_best<0, 0, true>},
+                                    {conv_best<3, 3, false>, conv_best<3, 3, true>},
+                                    {conv_best<5, 5, false>, conv_best<5, 5, true>},
+                                    {conv_best<7, 7, false>, conv_best<7, 7, true>}};
+        const int w = p->mask_w, k = (p->dim == 1 || p->mask_h == w) && (w == 3 || w == 5 || w == 7) ? w / 2 : 0;
+        const Kernel kernel = p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
+        kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape);
         break;
     }
     default: return TC_BAD_ARGUMENT;
