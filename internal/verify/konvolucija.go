@@ -30,8 +30,9 @@ var MaskNames = []string{"box", "shift", "sobel-x", "sobel-y", "sobel", "gauss"}
 
 // ParseMask makes the mask a -mask flag names, in 1 or 2 dimensions: box (k x k of 1/k^2; 1-D: k
 // taps of 1/k), shift (moves the picture one pixel left: P[x] = N[x+1]), sobel-x and sobel-y
-// (the lecture's edge masks, 2-D only), sobel (their gradient magnitude sqrt(gx^2 + gy^2)), gauss (k x k, sigma = 0.3 ((k-1)/2 - 1) + 0.8, summing to
-// 1), or a custom mask: rows separated by ';', weights by ',' ("1,2,1;0,0,0;-1,-2,-1"; 1-D one row).
+// (the lecture's edge masks, 2-D only), sobel (their gradient magnitude sqrt(gx^2 + gy^2)),
+// gauss (k x k, sigma = 0.3 ((k-1)/2 - 1) + 0.8, summing to 1), or a custom mask: rows separated
+// by ';', weights by ',' ("1,2,1;0,0,0;-1,-2,-1"; 1-D one row).
 func ParseMask(spec string, k, dim int) (Mask, error) {
 	if dim != 1 && dim != 2 {
 		return Mask{}, fmt.Errorf("-dim %d: 1 or 2", dim)
