@@ -74,8 +74,10 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 
 // ---- best: register-blocked tiles, beyond the lecture --------------------------------------
 //
-// 2-D: a block of 128 threads owns a tile of 128 columns x 16 rows (measured on the H100: 32 rows
-// were slower, 215.9 against 205.2 us for 3 x 3 on 8192 x 8192). It loads the tile's patch
+// 2-D: a block of 256 threads owns a tile of 256 columns x 8 rows (3 x 3 masks and the magnitude,
+// whose two sums take twice the registers) or x 16 rows (5 x 5 and 7 x 7, where the halo rows
+// cost more). Measured on the H100, 8192 x 8192: 3 x 3 205.2 us at 256 x 8 against 209.6 at 128 x 16
+// and 217.7 at 256 x 32; the magnitude 229.4 against 248.7; 5 x 5 best at x 16. It loads the tile's patch
 // (the tile plus its halo, the border rule applied once at load) into shared memory in 16-byte
 // vectors where the row allows, then each thread walks down its column: every patch row is read
 // from shared memory once (mw values) and added into the (up to mh) outputs it contributes to,
@@ -87,7 +89,9 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 // 1-D: a block of 256 threads owns 4096 outputs; the patch is loaded the same way, and each
 // output reads its mw taps from shared memory (one row: nothing to roll); 3, 5 and 7 taps are
 // compiled in.
-constexpr int kBestCols = 128, kBestRows = 16, kBest1D = 4096, kBest1DThreads = 256;
+constexpr int kBestCols = 256, kBest1D = 4096, kBest1DThreads = 256;
+// (masks past 7 x 7 take the general path at x 8: a 31 x 31 patch then fits 48 KB of shared memory)
+__host__ __device__ constexpr int best_rows(int mask_h, bool magnitude) { return mask_h <= 3 || mask_h > 7 || magnitude ? 8 : 16; }
 
 // The patch's left margin: the radius rounded up to 4, so a patch row starts 16-byte aligned
 // where the image row does.
@@ -114,6 +118,7 @@ __device__ __forceinline__ void load_patch(const float *in, const Shape &s, floa
 // MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude.
 template <int MW, int MH, bool MAG>
 __global__ void __launch_bounds__(kBestCols) conv_best(const float *in, float *out, Shape s) {
+    constexpr int kBestRows = best_rows(MH ? MH : TC_KONVOLUCIJA_MAX_2D, MAG);
     extern __shared__ float4 patch4[];
     float *patch = reinterpret_cast<float *>(patch4);
     const int mw = MW ? MW : s.mw, mh = MH ? MH : s.mh;
@@ -199,7 +204,7 @@ const tc_variant variants[VARIANTS] = {
     {"t", "shared-memory tiles: the block loads its tile and halo once, then computes from shared memory",
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
-    {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 16 outputs, rows rolling in registers",
+    {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
 };
@@ -208,10 +213,15 @@ const tc_program program = {"konvolucija", "pixels", variants, VARIANTS};
 
 Shape shape_of(const tc_konvolucija_plan &p) { return Shape{p.width, p.height, p.mask_w, p.mask_h, p.border}; }
 
+// best's compiled-in mask size (3, 5, 7; square), or the general path's 31 (its tile's rows)
+int compiled(const tc_konvolucija_plan &p) {
+    return p.mask_w == p.mask_h && (p.mask_w == 3 || p.mask_w == 5 || p.mask_w == 7) ? p.mask_w : TC_KONVOLUCIJA_MAX_2D;
+}
+
 // best's patch in shared memory, bytes
 size_t best_patch(const tc_konvolucija_plan &p) {
     if (p.dim == 1) return sizeof(float) * size_t(kBest1D + 2 * margin(p.mask_w / 2));
-    return sizeof(float) * size_t(kBestRows + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
+    return sizeof(float) * size_t(best_rows(compiled(p), p.magnitude) + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
 }
 
 }  // namespace
@@ -242,13 +252,13 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     // 1-D: a row of threads; 2-D: 32 wide (a warp reads a row's 128 bytes), threads / 32 high
     out->block_x = one_d ? p.threads : 32;
     out->block_y = one_d ? 1 : p.threads / 32;
-    if (p.variant == VBEST) {  // its own tile: 128 x 16 outputs (1-D: 4096)
+    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096)
         if (r->base.threads != 0 && r->base.threads != (one_d ? kBest1DThreads : kBestCols)) return TC_OUTSIDE_DOMAIN;
         p.threads = out->block_x = one_d ? kBest1DThreads : kBestCols;
         out->block_y = 1;
     }
     const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : kBestCols) : out->block_x,
-              tile_y = p.variant == VBEST ? (one_d ? 1 : kBestRows) : out->block_y;
+              tile_y = p.variant == VBEST ? (one_d ? 1 : best_rows(compiled(*out), r->magnitude)) : out->block_y;
     const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
     if (gx > dev->max_grid_x || gy > 65535) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(gx);

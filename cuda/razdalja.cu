@@ -6,6 +6,7 @@
 #include "primitives.cuh"
 #include "tecaj/razdalja.h"
 #include <cmath>
+#include <cstring>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -148,23 +149,30 @@ __global__ void razdalja_la2(const float *a, const float *b, float *sum, int64_t
         atomicAdd(sum, squared_difference(a[i], b[i]));
 }
 
-__device__ __forceinline__ float squared_difference4(float4 x, float4 y) {
-    return squared_difference(x.x, y.x) + squared_difference(x.y, y.y) + squared_difference(x.z, y.z) +
-           squared_difference(x.w, y.w);
-}
-
 // Beyond the lecture: one launch. A resident wave of blocks reads with 16-byte loads, two
 // iterations in flight per thread; warp shuffles reduce each block; every block stores its
 // partial, and the last block to finish (a ticket counter) sums the partials in a fixed order.
 // No float atomics, so the result is the same from run to run. The last block resets the ticket,
-// leaving the scratch zeroed for the next run.
-__global__ void razdalja_best(const float *a, const float *b, float *sum, float *partials, unsigned *ticket,
+// leaving the scratch zeroed for the next run. Differences, squares and sums are float64 (as
+// redukcija's float32 norm and dot): a square of 1e20 overflows float32 and one of 1e-41
+// vanishes, and the distance of such inputs (6.55e21, 2.7e-20) would come out +Inf or 0; the
+// loads, not the arithmetic, set the time.
+__device__ __forceinline__ double squared_difference64(float x, float y) {
+    const double d = double(x) - double(y);  // one rounding (2^-53), none where the exponents are close
+    return d * d;
+}
+__device__ __forceinline__ double squared_difference64(float4 x, float4 y) {
+    return squared_difference64(x.x, y.x) + squared_difference64(x.y, y.y) + squared_difference64(x.z, y.z) +
+           squared_difference64(x.w, y.w);
+}
+
+__global__ void razdalja_best(const float *a, const float *b, double *sum, double *partials, unsigned *ticket,
                               int64_t n) {
-    __shared__ tc::BlockReduceStorage<float> storage;
+    __shared__ tc::BlockReduceStorage<double> storage;
     __shared__ bool last_block;
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    float acc0 = 0.0f, acc1 = 0.0f;
+    double acc0 = 0.0, acc1 = 0.0;
     int64_t done = 0;
     if (((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & 15) == 0) {
         const float4 *a4 = reinterpret_cast<const float4 *>(a), *b4 = reinterpret_cast<const float4 *>(b);
@@ -172,15 +180,15 @@ __global__ void razdalja_best(const float *a, const float *b, float *sum, float 
         int64_t i = tid;
         for (; i + stride < n4; i += 2 * stride) {
             const float4 x0 = a4[i], y0 = b4[i], x1 = a4[i + stride], y1 = b4[i + stride];
-            acc0 += squared_difference4(x0, y0);
-            acc1 += squared_difference4(x1, y1);
+            acc0 += squared_difference64(x0, y0);
+            acc1 += squared_difference64(x1, y1);
         }
-        if (i < n4) acc0 += squared_difference4(a4[i], b4[i]);
+        if (i < n4) acc0 += squared_difference64(a4[i], b4[i]);
         done = n4 * 4;
     }
-    for (int64_t i = done + tid; i < n; i += stride) acc1 += squared_difference(a[i], b[i]);
+    for (int64_t i = done + tid; i < n; i += stride) acc1 += squared_difference64(a[i], b[i]);
 
-    const float block_total = tc::block_reduce<float, tc::Sum>(acc0 + acc1, storage);
+    const double block_total = tc::block_reduce<double, tc::Sum>(acc0 + acc1, storage);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
         __threadfence();  // the partial is visible device-wide before the ticket says so
@@ -188,9 +196,10 @@ __global__ void razdalja_best(const float *a, const float *b, float *sum, float 
     }
     __syncthreads();
     if (!last_block) return;
-    float v = 0.0f;
+    double v = 0.0;
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v += __ldcg(partials + k);  // L2, not a stale L1
-    v = tc::block_reduce<float, tc::Sum>(v, storage);
+    __syncthreads();  // the storage's first use is over in every warp
+    v = tc::block_reduce<double, tc::Sum>(v, storage);
     if (threadIdx.x == 0) {
         *sum = v;
         *ticket = 0;
@@ -241,7 +250,8 @@ const tc_variant variants[VARIANTS] = {
      "n <= 2^22 (one float32 counter takes all n additions: its error bound, n*2^-24, reaches 1/4 there); "
      "larger n: la1 or best",
      "8n", 0, TC_KERNELS(kla2)},
-    {"best", "one launch: 16-byte loads, shuffle reductions, fixed-order (deterministic) combine of block partials",
+    {"best", "one launch: 16-byte loads, shuffle reductions, fixed-order (deterministic) combine of block partials; "
+             "differences and squares in float64 (no overflow at 1e20, no underflow at 1e-41)",
      "any n", "8n", 0, TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Sum over a squared-difference transform iterator", "any n", "8n",
      TC_LIBRARY, nullptr, 0},
@@ -292,7 +302,9 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
         out->accumulation_depth = n;
         break;
     case VBEST:
-        p.scratch_bytes = sizeof(unsigned) * 4 + sizeof(float) * size_t(p.blocks);  // ticket (padded), partials
+        out->output = TC_RAZDALJA_SCALAR64;
+        p.out_count = 2;
+        p.scratch_bytes = 16 + sizeof(double) * size_t(p.blocks);  // ticket (padded), partials
         // a thread's terms (4 per float4 group), acc0 + acc1, the block tree, the last block's
         // sequential pass over the partials and its tree
         out->accumulation_depth = per_thread + 4 + tree + tc::ceil_div(p.blocks, threads) + tree;
@@ -335,9 +347,10 @@ extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *
         razdalja_la2<<<g, t, 0, s>>>(a, b, out, p->n);
         break;
     case VBEST: {
+        if (reinterpret_cast<uintptr_t>(out) & 7) return TC_BAD_ARGUMENT;  // one double
         unsigned *ticket = static_cast<unsigned *>(scratch);
-        float *partials = reinterpret_cast<float *>(ticket + 4);
-        razdalja_best<<<g, t, 0, s>>>(a, b, out, partials, ticket, p->n);
+        double *partials = reinterpret_cast<double *>(ticket + 4);
+        razdalja_best<<<g, t, 0, s>>>(a, b, reinterpret_cast<double *>(out), partials, ticket, p->n);
         break;
     }
     case VCUB: {
@@ -354,6 +367,11 @@ extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *
 extern "C" double tc_razdalja_finish(const tc_razdalja_plan *p, const float *out) {
     if (!p || !out) return NAN;
     if (p->output == TC_RAZDALJA_SCALAR) return out[0];
+    if (p->output == TC_RAZDALJA_SCALAR64) {
+        double s;
+        memcpy(&s, out, sizeof s);
+        return s;
+    }
     double s = 0.0;  // float64: a float32 running sum would stall once it is 2^24 times the terms
     for (int64_t i = 0; i < p->launch.out_count; ++i) s += out[i];
     return s;
@@ -367,7 +385,9 @@ extern "C" double tc_razdalja_finish(const tc_razdalja_plan *p, const float *out
 extern "C" double tc_razdalja_tolerance(const tc_razdalja_plan *p) {
     if (!p) return NAN;
     const auto gamma = [](double k, double unit) { return k * unit >= 1.0 ? INFINITY : k * unit / (1.0 - k * unit); };
-    double rel = gamma(double(p->accumulation_depth) + 2.0, 0x1p-24);
-    if (p->output != TC_RAZDALJA_SCALAR) rel += gamma(double(p->launch.out_count), 0x1p-53);
+    // SCALAR64: the difference, the square and the additions round in float64
+    double rel = p->output == TC_RAZDALJA_SCALAR64 ? gamma(double(p->accumulation_depth) + 2.0, 0x1p-53)
+                                                   : gamma(double(p->accumulation_depth) + 2.0, 0x1p-24);
+    if (p->output == TC_RAZDALJA_SQUARES || p->output == TC_RAZDALJA_PARTIALS) rel += gamma(double(p->launch.out_count), 0x1p-53);
     return 0.5 * rel + 0x1p-52;  // the root, and its own rounding in float64
 }

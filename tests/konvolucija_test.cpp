@@ -205,8 +205,12 @@ TEST(Konvolucija, DomainsWithoutGPU) {
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 1));
-    EXPECT_EQ(p.launch.blocks, 64);  // tiles of 128 x 16
-    EXPECT_EQ(p.grid_y, 512);
+    EXPECT_EQ(p.launch.blocks, 32);  // tiles of 256 x 8 (the magnitude)
+    EXPECT_EQ(p.grid_y, 1024);
+    ASSERT_EQ(TC_OK, best(2, 8192, 8192, 5, 5, 0));
+    EXPECT_EQ(p.grid_y, 512);  // 5 x 5: 256 x 16
+    ASSERT_EQ(TC_OK, best(2, 1021, 769, 31, 31, 0));
+    EXPECT_EQ(p.grid_y, 97);  // the general path: 256 x 8
     ASSERT_EQ(TC_OK, best(1, 1 << 26, 1, 7, 1, 0));
     EXPECT_EQ(p.launch.blocks, 1 << 14);  // 4096 outputs a block
     EXPECT_EQ(TC_BAD_ARGUMENT, best(2, 100, 50, 5, 3, 1));  // the magnitude needs a square mask

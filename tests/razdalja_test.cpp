@@ -17,13 +17,15 @@ tc_status plan(int v, int64_t n, int threads, int blocks, const tc_device *d, tc
 }
 int find(const char *name) { return tc_variant_find(kProgram, name); }
 
+// Compensated (Neumaier) in long double: its own error stays far below best's float64 bound.
 double reference_sum(const std::vector<float> &a, const std::vector<float> &b) {
-    double s = 0.0;
+    long double s = 0, c = 0;
     for (size_t i = 0; i < a.size(); ++i) {
-        const double d = double(a[i]) - double(b[i]);
-        s += d * d;
+        const long double d = (long double)a[i] - (long double)b[i], x = d * d, t = s + x;
+        c += std::fabs(s) >= std::fabs(x) ? (s - t) + x : (x - t) + s;
+        s = t;
     }
-    return s;
+    return std::isfinite(double(s)) ? double(s + c) : double(s);
 }
 
 struct Result {
@@ -52,8 +54,11 @@ Result run(int v, const std::vector<float> &a, const std::vector<float> &b, int 
     EXPECT_EQ(TC_OK, rs) << tc_status_name(rs);
     EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
     const std::vector<float> h = out.download(r.plan.launch.out_count);
+    // a float64 result is unwritten where both its words still hold the poison (either word
+    // alone may be any bit pattern)
+    const bool wide = r.plan.output == TC_RAZDALJA_SCALAR64;
     for (int64_t i = 0; i < r.plan.launch.out_count; ++i)
-        if (is_poison(h[i])) {
+        if (is_poison(h[i]) && (!wide || is_poison(h[i ^ 1]))) {
             ADD_FAILURE() << "output " << i << " of " << r.plan.launch.out_count << " was not written";
             return r;
         }
@@ -131,16 +136,16 @@ TEST(Razdalja, BestIsDeterministicAndLeavesScratchZeroed) {
     const tc_device d = device();
     tc_razdalja_plan p;
     ASSERT_EQ(TC_OK, plan(best, n, 256, 0, &d, &p));
-    DeviceBuffer<float> da(n), db(n), out(1);
+    DeviceBuffer<float> da(n), db(n), out(2);
     DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
     da.upload(a);
     db.upload(b);
-    float first = 0;
+    std::vector<float> first;
     for (int rep = 0; rep < 20; ++rep) {
         ASSERT_EQ(TC_OK, tc_razdalja_run(&p, da.ptr, db.ptr, out.ptr, scratch.ptr, nullptr));
-        const float got = out.download(1)[0];
+        const std::vector<float> got = out.download(2);
         if (rep == 0) first = got;
-        ASSERT_EQ(got, first) << "rep " << rep;  // bitwise the same every run
+        ASSERT_EQ(std::memcmp(got.data(), first.data(), 8), 0) << "rep " << rep;  // bitwise the same every run
     }
     EXPECT_EQ(scratch.download(1)[0], 0) << "ticket not reset";
 }
@@ -153,13 +158,35 @@ TEST(Razdalja, BestHandlesUnalignedViews) {
         const auto a = random_small_integers(n, 31), b = random_small_integers(n, 32);
         tc_razdalja_plan p;
         ASSERT_EQ(TC_OK, plan(best, n, 256, 0, &d, &p));
-        DeviceBuffer<float> da(n + 1), db(n + 1), out(1);
+        DeviceBuffer<float> da(n + 1), db(n + 1), out(2);
         DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
         da.upload(a, 1);
         db.upload(b, 1);
         ASSERT_EQ(TC_OK, tc_razdalja_run(&p, da.ptr + 1, db.ptr + 1, out.ptr, scratch.ptr, nullptr));
-        EXPECT_EQ(double(out.download(1)[0]), reference_sum(a, b)) << "n=" << n;
+        EXPECT_EQ(tc_razdalja_finish(&p, out.download(2).data()), reference_sum(a, b)) << "n=" << n;
+        EXPECT_EQ(TC_BAD_ARGUMENT, tc_razdalja_run(&p, da.ptr, db.ptr, out.ptr + 1, scratch.ptr, nullptr));  // one double
     }
+}
+
+// best: float64 differences and squares, so inputs whose squares overflow float32 (1e20) or
+// vanish in it (1e-41, subnormal) still give the distance within the derived bound.
+TEST(Razdalja, BestOfExtremeMagnitudes) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    const tc_device d = device();
+    for (float scale : {1e20f, 1e-41f, 3e38f})
+        for (int64_t n : {int64_t(1), int64_t(1000), int64_t(1 << 20) + 3}) {
+            auto a = random_floats(n, 41), b = random_floats(n, 42);
+            for (auto &x : a) x *= scale;
+            for (auto &x : b) x *= scale;
+            const double want = std::sqrt(reference_sum(a, b));
+            const Result r = run(best, a, b, 256);
+            ASSERT_FALSE(r.refused);
+            const double got = std::sqrt(r.sum), tol = tc_razdalja_tolerance(&r.plan);
+            EXPECT_TRUE(std::isfinite(want) && want > 0) << "scale " << scale;
+            EXPECT_LE(std::fabs(got - want), tol * want) << "scale " << scale << " n=" << n << ": got " << got
+                                                         << " want " << want << " (relative tolerance " << tol << ")";
+        }
 }
 
 TEST(Razdalja, DomainsAndOutputs) {
@@ -175,9 +202,10 @@ TEST(Razdalja, DomainsAndOutputs) {
     EXPECT_EQ(p.launch.blocks, 7);
     EXPECT_EQ(p.output, TC_RAZDALJA_PARTIALS);
     ASSERT_EQ(TC_OK, plan(find("best"), 1000, 256, 0, &d, &p));
-    EXPECT_EQ(p.launch.out_count, 1);
-    EXPECT_EQ(p.output, TC_RAZDALJA_SCALAR);
-    EXPECT_GE(p.launch.scratch_bytes, sizeof(float) * p.launch.blocks);
+    EXPECT_EQ(p.launch.out_count, 2);
+    EXPECT_EQ(p.output, TC_RAZDALJA_SCALAR64);
+    EXPECT_GE(p.launch.scratch_bytes, sizeof(double) * p.launch.blocks);
+    EXPECT_LT(tc_razdalja_tolerance(&p), 1e-12);  // float64 sums
     EXPECT_EQ(TC_BAD_ARGUMENT, plan(find("best"), 1000, 100, 0, &d, &p));
 }
 

@@ -13,9 +13,21 @@ var Razdalja = register(C.tc_razdalja_program())
 // RazdaljaPlan is a resolved razdalja launch.
 type RazdaljaPlan struct {
 	Launch
-	AccumulationDepth int64 // the most float32 additions one term goes through
+	AccumulationDepth int64 // the most additions one term goes through
+	Output            RazdaljaOutput
 	c                 C.tc_razdalja_plan
 }
+
+// RazdaljaOutput is what a variant writes: squares, partials, the sum, or the sum as a float64.
+type RazdaljaOutput int
+
+// The outputs (tc_razdalja_output).
+const (
+	RazdaljaSquares  RazdaljaOutput = C.TC_RAZDALJA_SQUARES
+	RazdaljaPartials RazdaljaOutput = C.TC_RAZDALJA_PARTIALS
+	RazdaljaScalar   RazdaljaOutput = C.TC_RAZDALJA_SCALAR
+	RazdaljaScalar64 RazdaljaOutput = C.TC_RAZDALJA_SCALAR64
+)
 
 // PlanRazdalja checks the request against the variant's domain and plans a distance; outside
 // the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
@@ -28,6 +40,7 @@ func (d *Device) PlanRazdalja(r Request) (*RazdaljaPlan, error) {
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
 	pl.AccumulationDepth = int64(pl.c.accumulation_depth)
+	pl.Output = RazdaljaOutput(pl.c.output)
 	return pl, nil
 }
 

@@ -17,6 +17,9 @@ typedef enum {
     TC_RAZDALJA_SQUARES = 0,  /* n floats: one square per element (g), summed by the host */
     TC_RAZDALJA_PARTIALS = 1, /* blocks floats: one partial sum per block, summed by the host */
     TC_RAZDALJA_SCALAR = 2,   /* 1 float: the finished sum of squares */
+    TC_RAZDALJA_SCALAR64 = 3, /* 2 floats holding one double (out 8-byte aligned): the finished sum of
+                               * squares, differences and squares in float64 (best: any finite
+                               * float32 inputs, 1e20 or 1e-41, give the right distance) */
 } tc_razdalja_output;
 
 typedef struct {
@@ -31,7 +34,7 @@ tc_status tc_razdalja_make_plan(const tc_razdalja_request *request, const tc_dev
 tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *a, const float *b, float *out, void *scratch,
                           cudaStream_t stream);
 /* The host part: the sum of squares from the out_count floats copied back (summed in float64
- * for SQUARES and PARTIALS; out[0] for SCALAR). */
+ * for SQUARES and PARTIALS; out[0] for SCALAR; the double in out[0..1] for SCALAR64). */
 double tc_razdalja_finish(const tc_razdalja_plan *plan, const float *out_on_host);
 /* The derived relative error bound of dist = sqrt(finish) against an exact (float64) reference,
  * for finite inputs; see razdalja.cu for the derivation. */
