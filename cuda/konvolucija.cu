@@ -185,6 +185,98 @@ __global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, f
     }
 }
 
+// ---- best's 8-bit path: uint8 pixels in and out ---------------------------------------------
+//
+// A block of 64 threads owns a tile of 256 columns x 8 rows; each thread 4 adjacent columns. The
+// patch is loaded 4 pixels (one 4-byte word) at a time and kept as floats in shared memory; a
+// thread reads each patch row as three 16-byte vectors (its own 4 columns and one vector either
+// side: up to 4 columns of halo, masks up to 9 wide) and adds it into the 4 x 8 outputs it meets,
+// which roll in registers; out goes one 4-byte word (4 pixels) a row, rounded to the nearest
+// (ties to even) and clamped to 0..255. Sums are float32, as the float path's.
+constexpr int kU8Threads = 64, kU8Cols = 4 * kU8Threads, kU8Rows = 8;
+
+__device__ __forceinline__ float pixel_u8(const uint8_t *in, int w, int h, int x, int y, tc_border border) {
+    if (x < 0 || x >= w || y < 0 || y >= h) {
+        if (border == TC_BORDER_ZERO) return 0.0f;
+        x = x < 0 ? 0 : x >= w ? w - 1 : x;
+        y = y < 0 ? 0 : y >= h ? h - 1 : y;
+    }
+    return float(in[int64_t(y) * w + x]);
+}
+
+__device__ __forceinline__ uint32_t to_u8(float v) {
+    return uint32_t(__float2int_rn(fminf(fmaxf(v, 0.0f), 255.0f)));  // NaN: fmaxf gives 0
+}
+
+template <int MW, bool MAG>
+__global__ void __launch_bounds__(kU8Threads) conv_best_u8(const uint8_t *in, uint8_t *out, Shape s) {
+    constexpr int MH = MW, R = MW / 2, P = 4;  // compiled sizes 3, 5, 7: a halo of up to 4 columns
+    static_assert(R <= P, "three vectors a row hold a halo of 4");
+    extern __shared__ float4 patch4[];  // the patch as floats, ph rows of pw
+    constexpr int pw = kU8Cols + 2 * P, ph = kU8Rows + MH - 1, chunks = pw / 4;
+    const int x0 = blockIdx.x * kU8Cols, y0 = blockIdx.y * kU8Rows;
+    const bool words = s.w % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 3) == 0;
+    for (int k = threadIdx.x; k < chunks * ph; k += kU8Threads) {
+        const int pr = k / chunks, pc = 4 * (k % chunks), x = x0 - P + pc, y = y0 - R + pr;
+        float4 v;
+        if (words && x >= 0 && x + 3 < s.w && y >= 0 && y < s.h) {
+            const uchar4 q = __ldg(reinterpret_cast<const uchar4 *>(in + int64_t(y) * s.w + x));
+            v = make_float4(q.x, q.y, q.z, q.w);
+        } else {
+            v.x = pixel_u8(in, s.w, s.h, x, y, s.border), v.y = pixel_u8(in, s.w, s.h, x + 1, y, s.border);
+            v.z = pixel_u8(in, s.w, s.h, x + 2, y, s.border), v.w = pixel_u8(in, s.w, s.h, x + 3, y, s.border);
+        }
+        patch4[k] = v;
+    }
+    __syncthreads();
+    const int x = x0 + 4 * threadIdx.x;  // the thread's first column
+    if (x >= s.w) return;
+    float gx[kU8Rows][4], gy[kU8Rows][4];
+#pragma unroll
+    for (int r = 0; r < kU8Rows; ++r)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) gx[r][j] = gy[r][j] = 0.0f;
+#pragma unroll
+    for (int py = 0; py < ph; ++py) {
+        float win[12];  // image columns x - 4 .. x + 7
+        const float4 *row = patch4 + py * chunks + threadIdx.x;
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+            const float4 v = row[c];
+            win[4 * c] = v.x, win[4 * c + 1] = v.y, win[4 * c + 2] = v.z, win[4 * c + 3] = v.w;
+        }
+#pragma unroll
+        for (int jr = MH - 1; jr >= 0; --jr) {  // mask row jr meets output row py - jr
+            const int r = py - jr;
+            if (r < 0 || r >= kU8Rows) continue;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int i = 0; i < MW; ++i) {
+                    gx[r][j] += c_mask[jr * MW + i] * win[P + j - R + i];
+                    if (MAG) gy[r][j] += c_mask[i * MW + jr] * win[P + j - R + i];
+                }
+        }
+    }
+    const bool store_words = s.w % 4 == 0 && (reinterpret_cast<uintptr_t>(out) & 3) == 0;
+#pragma unroll
+    for (int r = 0; r < kU8Rows; ++r) {
+        const int y = y0 + r;
+        if (y >= s.h) break;
+        uint32_t q[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) q[j] = to_u8(MAG ? sqrtf(gx[r][j] * gx[r][j] + gy[r][j] * gy[r][j]) : gx[r][j]);
+        uint8_t *o = out + int64_t(y) * s.w + x;
+        if (store_words && x + 3 < s.w) {
+            *reinterpret_cast<uchar4 *>(o) = make_uchar4(q[0], q[1], q[2], q[3]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (x + j < s.w) o[j] = uint8_t(q[j]);
+        }
+    }
+}
+
 enum { VG, VC, VT, VBEST, VARIANTS };
 
 const tc_kernel kg[] = {tc::kernel("conv_g", conv_g)};
@@ -194,7 +286,10 @@ const tc_kernel kt[] = {tc::kernel("conv_t", conv_t)};
                         tc::kernel("conv_best<" #W "x" #H ",magnitude>", conv_best<W, H, true>)
 const tc_kernel kbest[] = {TC_K_BEST(3, 3), TC_K_BEST(5, 5), TC_K_BEST(7, 7), TC_K_BEST(0, 0),
                            tc::kernel("conv_best1d<3>", conv_best1d<3>), tc::kernel("conv_best1d<5>", conv_best1d<5>),
-                           tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>)};
+                           tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>),
+                           tc::kernel("conv_best_u8<3x3>", conv_best_u8<3, false>), tc::kernel("conv_best_u8<3x3,magnitude>", conv_best_u8<3, true>),
+                           tc::kernel("conv_best_u8<5x5>", conv_best_u8<5, false>), tc::kernel("conv_best_u8<5x5,magnitude>", conv_best_u8<5, true>),
+                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>)};
 
 const tc_variant variants[VARIANTS] = {
     {"g", "one thread an output; the mask and the input from global memory", "any size, masks up to 31 x 31 (1-D: 63)",
@@ -205,7 +300,8 @@ const tc_variant variants[VARIANTS] = {
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
     {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers",
-     "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose",
+     "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
+     "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
 };
 
@@ -242,6 +338,10 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (r->border != TC_BORDER_ZERO && r->border != TC_BORDER_REPLICATE) return TC_BAD_ARGUMENT;
     if (r->magnitude && (one_d || r->mask_w != r->mask_h)) return TC_BAD_ARGUMENT;  // a square mask and its transpose
     if (r->magnitude && p.variant != VBEST) return TC_OUTSIDE_DOMAIN;
+    if (r->pixel != TC_PIXEL_FLOAT32 && r->pixel != TC_PIXEL_UINT8) return TC_BAD_ARGUMENT;
+    const bool u8 = r->pixel == TC_PIXEL_UINT8;
+    if (u8 && (p.variant != VBEST || one_d || r->mask_w != r->mask_h || (r->mask_w != 3 && r->mask_w != 5 && r->mask_w != 7)))
+        return TC_OUTSIDE_DOMAIN;
     out->dim = r->dim;
     out->width = r->width;
     out->height = r->height;
@@ -249,30 +349,53 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     out->mask_h = r->mask_h;
     out->border = r->border;
     out->magnitude = r->magnitude ? 1 : 0;
+    out->pixel = r->pixel;
     // 1-D: a row of threads; 2-D: 32 wide (a warp reads a row's 128 bytes), threads / 32 high
     out->block_x = one_d ? p.threads : 32;
     out->block_y = one_d ? 1 : p.threads / 32;
-    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096)
-        if (r->base.threads != 0 && r->base.threads != (one_d ? kBest1DThreads : kBestCols)) return TC_OUTSIDE_DOMAIN;
-        p.threads = out->block_x = one_d ? kBest1DThreads : kBestCols;
+    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 256 x 8 by 64 threads)
+        const int threads = one_d ? kBest1DThreads : u8 ? kU8Threads : kBestCols;
+        if (r->base.threads != 0 && r->base.threads != threads) return TC_OUTSIDE_DOMAIN;
+        p.threads = out->block_x = threads;
         out->block_y = 1;
     }
-    const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : kBestCols) : out->block_x,
-              tile_y = p.variant == VBEST ? (one_d ? 1 : best_rows(compiled(*out), r->magnitude)) : out->block_y;
+    const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : u8 ? kU8Cols : kBestCols) : out->block_x,
+              tile_y = p.variant == VBEST ? (one_d ? 1 : u8 ? kU8Rows : best_rows(compiled(*out), r->magnitude)) : out->block_y;
     const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
     if (gx > dev->max_grid_x || gy > 65535) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(gx);
     out->grid_y = int(gy);
     p.out_count = p.items = p.n;
-    p.bytes_moved = 8.0 * double(p.n);
+    p.bytes_moved = (u8 ? 2.0 : 8.0) * double(p.n);
     if (p.variant == VT && sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1) > 48 * 1024)
         return TC_OUTSIDE_DOMAIN;  // the patch must fit the default shared memory
+    return TC_OK;
+}
+
+extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, const float *mask,
+                                           uint8_t *out, cudaStream_t s) {
+    if (!p || !in || !mask || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST)
+        return TC_BAD_ARGUMENT;
+    const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), 1);
+    const Shape shape = shape_of(*p);
+    TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
+                                   cudaMemcpyDeviceToDevice, s));
+    const size_t patch = sizeof(float) * size_t(kU8Rows + p->mask_h - 1) * size_t(kU8Cols + 8);
+    const bool mag = p->magnitude != 0;
+    switch (p->mask_w) {
+    case 3: mag ? conv_best_u8<3, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<3, false><<<grid, block, patch, s>>>(in, out, shape); break;
+    case 5: mag ? conv_best_u8<5, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<5, false><<<grid, block, patch, s>>>(in, out, shape); break;
+    case 7: mag ? conv_best_u8<7, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<7, false><<<grid, block, patch, s>>>(in, out, shape); break;
+    default: return TC_BAD_ARGUMENT;
+    }
+    TC_LAUNCHED();
     return TC_OK;
 }
 
 extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const float *in, const float *mask, float *out,
                                         cudaStream_t s) {
     if (!p || !in || !mask || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
+    if (p->pixel != TC_PIXEL_FLOAT32) return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), unsigned(p->block_y));
     const Shape shape = shape_of(*p);
     if (p->launch.variant != VG)  // the mask to constant memory, in stream order

@@ -230,3 +230,82 @@ TEST(Konvolucija, LaunchesAsPlanned) {
         }, tc_variant_at(kProgram, v)->name);
     }
 }
+
+// best's 8-bit path: uint8 in and out, every border, the compiled masks (3, 5, 7) and the
+// magnitude, sizes that are not multiples of the tile or of 4 (the byte-wise path), views shifted
+// off alignment. Each output is the float64 reference rounded (ties to even) and clamped; where
+// the reference lies within the float32 bound of a tie, either neighbour passes.
+TEST(Konvolucija, BestUint8Images) {
+    REQUIRE_GPU();
+    const int best = tc_variant_find(kProgram, "best");
+    const tc_device d = device();
+    uint64_t seed = 900;
+    struct Size { int w, h; };
+    for (Size s : {Size{1, 1}, Size{7, 3}, Size{33, 17}, Size{256, 40}, Size{1021, 769}, Size{1024, 768}})
+        for (int k : {3, 5, 7})
+            for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
+                for (bool magnitude : {false, true})
+                    for (int shift : {0, 1}) {
+                        if (shift && (magnitude || k != 3)) continue;
+                        std::mt19937_64 rng(++seed);
+                        std::vector<uint8_t> px(size_t(s.w) * s.h);
+                        for (auto &p : px) p = uint8_t(rng());
+                        Mask m = random_mask(k, k, seed);
+                        if (!magnitude && seed % 2) m.wt.assign(size_t(k) * k, 1.0f / float(k * k));  // a box: in range
+                        tc_konvolucija_plan p;
+                        const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude, TC_PIXEL_UINT8};
+                        ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+                        DeviceBuffer<uint8_t> din(px.size() + 4), dout(px.size() + 4);
+                        DeviceBuffer<float> dmask(m.wt.size());
+                        din.upload(px, size_t(shift));
+                        dmask.upload(m.wt);
+                        std::vector<uint8_t> got[2];
+                        for (int run = 0; run < 2; ++run) {  // two poisons: every byte value is a legal output
+                            dout.upload(std::vector<uint8_t>(px.size(), run ? 0x00 : 0xff), size_t(shift));
+                            ASSERT_EQ(TC_OK, tc_konvolucija_run_u8(&p, din.ptr + shift, dmask.ptr, dout.ptr + shift, nullptr));
+                            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+                            got[run] = dout.download(px.size(), size_t(shift));
+                        }
+                        Image im{s.w, s.h, std::vector<float>(px.begin(), px.end())};
+                        const auto want = reference(im, m, b, magnitude);
+                        double sum_w = 0;
+                        for (float w : m.wt) sum_w += std::fabs(w);
+                        const double g = (k * k + 1) * 0x1p-24 / (1 - (k * k + 1) * 0x1p-24),
+                                     tol = (magnitude ? (g + 3 * 0x1p-24) * std::sqrt(2.0) : g) * sum_w * 255.0;
+                        int bad = 0;
+                        for (size_t i = 0; i < px.size() && bad < 3; ++i) {
+                            const double c = std::min(std::max(want[i], 0.0), 255.0), e = std::nearbyint(c);
+                            const bool tie = std::fabs(c - std::floor(c) - 0.5) <= tol;
+                            const bool ok = got[0][i] == got[1][i] &&
+                                            (got[0][i] == e || (tie && std::fabs(got[0][i] - e) == 1));
+                            if (!ok) {
+                                ++bad;
+                                ADD_FAILURE() << s.w << "x" << s.h << " mask " << k << (magnitude ? " magnitude" : "")
+                                              << (b == TC_BORDER_ZERO ? " zero" : " replicate") << " shift " << shift
+                                              << " pixel " << i << ": got " << int(got[0][i]) << "/" << int(got[1][i])
+                                              << ", want " << e << " (reference " << want[i] << ")";
+                            }
+                        }
+                    }
+    // the domain: best only, 2-D, square masks of 3, 5, 7; each run function refuses the other's plans
+    tc_konvolucija_plan p;
+    const auto plan = [&](int v, int dim, int w, int h, int mw, int mh) {
+        const tc_konvolucija_request r{{v, int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0, TC_PIXEL_UINT8};
+        return tc_konvolucija_make_plan(&r, &d, &p);
+    };
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(tc_variant_find(kProgram, "t"), 2, 64, 64, 3, 3));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(best, 2, 64, 64, 9, 9));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(best, 2, 64, 64, 5, 3));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(best, 1, 64, 1, 3, 1));
+    ASSERT_EQ(TC_OK, plan(best, 2, 8192, 8192, 3, 3));
+    EXPECT_EQ(p.launch.blocks, 32);  // tiles of 256 x 8
+    EXPECT_EQ(p.grid_y, 1024);
+    EXPECT_EQ(p.launch.bytes_moved, 2.0 * 8192 * 8192);
+    DeviceBuffer<float> f(16);
+    DeviceBuffer<uint8_t> u(16);
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run(&p, f.ptr, f.ptr, f.ptr, nullptr));
+    tc_konvolucija_plan fp;
+    const tc_konvolucija_request fr{{best, 16, 0, 0}, 2, 4, 4, 3, 3, TC_BORDER_ZERO, 0, TC_PIXEL_FLOAT32};
+    ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&fr, &d, &fp));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run_u8(&fp, u.ptr, f.ptr, u.ptr, nullptr));
+}

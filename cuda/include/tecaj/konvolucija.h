@@ -13,6 +13,9 @@ extern "C" {
 const tc_program *tc_konvolucija_program(void);
 
 typedef enum { TC_BORDER_ZERO = 0, TC_BORDER_REPLICATE = 1 } tc_border;
+/* The pixels: float32, or uint8 (images: best only, 2-D, square masks of 3, 5 or 7; sums in
+ * float32, out rounded to the nearest, ties to even, and clamped to 0..255). */
+typedef enum { TC_PIXEL_FLOAT32 = 0, TC_PIXEL_UINT8 = 1 } tc_konvolucija_pixel;
 
 /* The largest masks: 31 x 31 in 2-D, 63 taps in 1-D. */
 #define TC_KONVOLUCIJA_MAX_2D 31
@@ -26,6 +29,7 @@ typedef struct {
     tc_border border;
     int magnitude;       /* 2-D, square masks, best: sqrt(gx^2 + gy^2) of the mask (gx) and its transpose (gy),
                           * as Sobel's gradient magnitude from sobel-x */
+    tc_konvolucija_pixel pixel;
 } tc_konvolucija_request;
 
 typedef struct {
@@ -33,6 +37,7 @@ typedef struct {
     int dim, width, height, mask_w, mask_h;
     tc_border border;
     int magnitude;
+    tc_konvolucija_pixel pixel;
     int block_x, block_y; /* the 2-D block's shape (1-D: threads x 1) */
     int grid_y;
 } tc_konvolucija_plan;
@@ -43,6 +48,10 @@ tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const 
  * of device memory, row-major. */
 tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const float *in, const float *mask, float *out,
                              cudaStream_t stream);
+/* The same for a TC_PIXEL_UINT8 plan: in, out: width x height bytes (each function refuses the
+ * other's plans). */
+tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *plan, const uint8_t *in, const float *mask, uint8_t *out,
+                                cudaStream_t stream);
 
 #ifdef __cplusplus
 }
