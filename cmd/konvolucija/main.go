@@ -24,6 +24,7 @@ type options struct {
 	dim, k, width, height    int
 	maskSpec, border         string
 	inImage, fileA, channels string
+	pixel                    string // float32 or uint8
 	out                      cli.Writer
 	mask                     verify.Mask
 	img                      []float32 // from -in or -a (-channels rgb: the planes stacked)
@@ -33,7 +34,7 @@ type options struct {
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero, channels: "grey", planes: 1}
+	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero, channels: "grey", planes: 1, pixel: "float32"}
 	return cli.Command{
 		Program: gpu.Konvolucija,
 		About: "convolution of a vector (-dim 1) or an image (-dim 2; random, -in photo.png|jpg, or -a FILE.npy) with a mask " +
@@ -49,7 +50,8 @@ func command() cli.Command {
 			{Name: "cpu", Summary: "host: rows on every core (goroutines), float32 as a device thread adds; no GPU needed"},
 		},
 		Benchmarks: []string{"-width 8192 -height 8192 -reps 20", "-width 8192 -height 8192 -k 5 -reps 20",
-			"-width 8192 -height 8192 -mask sobel -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20"},
+			"-width 8192 -height 8192 -mask sobel -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20",
+			"-width 8192 -height 8192 -type uint8 -reps 20"},
 		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
 		Flags:       opt.flags,
 		Check:       opt.check,
@@ -59,7 +61,8 @@ func command() cli.Command {
 				w, h = int(r.N), 1
 			}
 			return dev.PlanKonvolucija(gpu.ConvRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
-				MaskH: opt.mask.H, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude})
+				MaskH: opt.mask.H, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude,
+				Uint8: opt.pixel == "uint8"})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
@@ -73,6 +76,8 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.IntVar(&opt.k, "k", opt.k, "box and gauss: the odd size (up to 31; 1-D up to 63 taps)")
 	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")
 	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma, or see -channels); sets the size")
+	fs.StringVar(&opt.pixel, "type", opt.pixel, "float32, or uint8: 8-bit pixels in and out (2-D; best, with square masks "+
+		"of 3, 5 or 7, and cpu; random pixels 0..255 or -in; out rounded, ties to even, and clamped)")
 	fs.StringVar(&opt.channels, "channels", opt.channels, "-in: grey (luma), or rgb (each channel filtered: the three planes "+
 		"stacked with border rows between them, one launch; -o writes a colour PNG)")
 	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array; sets the size")
@@ -90,6 +95,12 @@ func (opt *options) check(o *cli.Options) error {
 	var err error
 	if opt.mask, err = verify.ParseMask(opt.maskSpec, opt.k, opt.dim); err != nil {
 		return err
+	}
+	if opt.pixel != "float32" && opt.pixel != "uint8" {
+		return fmt.Errorf("-type %q: float32 or uint8", opt.pixel)
+	}
+	if opt.pixel == "uint8" && (opt.dim != 2 || opt.fileA != "") {
+		return fmt.Errorf("-type uint8: 8-bit images (-dim 2, random or -in), not -dim 1 or -a arrays")
 	}
 	if opt.channels != "grey" && opt.channels != "rgb" {
 		return fmt.Errorf("-channels %q: grey or rgb", opt.channels)
@@ -167,6 +178,8 @@ type session struct {
 	o                cli.Options
 	w, h             int
 	img              []float32
+	px               []uint8    // -type uint8: the pixels (img holds them as floats, for the reference)
+	got              [2][]uint8 // -type uint8: the two poisoned runs' copies
 	want             []float64
 	tol              float64
 	host             *gpu.Host
@@ -187,6 +200,20 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	if s.img == nil {
 		s.img = make([]float32, o.N)
 		verify.Uniform(s.img, o.Seed)
+		if opt.pixel == "uint8" { // [-1, 1) onto 0..255
+			for i, v := range s.img {
+				s.img[i] = float32(math.Floor((float64(v) + 1) * 128))
+			}
+		}
+	}
+	if opt.pixel == "uint8" { // the pixels as bytes (a 16-bit PNG's values rounded), and as floats for the reference
+		s.img = append([]float32(nil), s.img...)
+		s.px = make([]uint8, len(s.img))
+		for i, v := range s.img {
+			s.px[i] = verify.ToUint8(float64(v))
+			s.img[i] = float32(s.px[i])
+		}
+		s.got = [2][]uint8{make([]uint8, len(s.px)), make([]uint8, len(s.px))}
 	}
 	s.want = verify.Convolve(s.img, s.w, s.h, opt.mask, opt.border)
 	maxAbs := 0.0
@@ -202,8 +229,12 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	if dev == nil {
 		return s, nil
 	}
+	size := int64(4)
+	if s.px != nil {
+		size = 1
+	}
 	for _, b := range []**gpu.Buffer{&s.din, &s.dout} {
-		if *b, err = gpu.Alloc(4*o.N, false); err != nil {
+		if *b, err = gpu.Alloc(size*o.N, false); err != nil {
 			return nil, err
 		}
 	}
@@ -211,7 +242,11 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 		return nil, err
 	}
 	start := time.Now()
-	err = cli.FirstError(s.din.Upload(s.img), s.dmask.Upload(opt.mask.Weights))
+	up := func() error { return s.din.Upload(s.img) }
+	if s.px != nil {
+		up = func() error { return s.din.UploadBytes(s.px) }
+	}
+	err = cli.FirstError(up(), s.dmask.Upload(opt.mask.Weights))
 	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
 	return s, err
 }
@@ -225,9 +260,35 @@ func (s *session) Free() {
 	}
 }
 
+// checkedU8 checks an 8-bit result (and that the two poisoned runs agree), then writes it as checked does.
+func (s *session) checkedU8(row report.Row, got, again []uint8) (report.Row, error) {
+	maxErr, bad, first := verify.ConvCheckU8(got, s.want, s.tol)
+	if again != nil { // an unwritten pixel holds the two poisons, and so differs
+		for i := range got {
+			if got[i] != again[i] {
+				bad++
+				if first == "" {
+					first = fmt.Sprintf("pixel %d: unwritten (or different in two runs: %d, %d)", i, got[i], again[i])
+				}
+			}
+		}
+	}
+	out := make([]float32, len(got))
+	for i, v := range got {
+		out[i] = float32(v)
+	}
+	row, err := s.report(row, out, maxErr, bad, first)
+	row.Tolerance = 1 // a pixel off the rounded reference by one, and only at a tie (verify.ConvCheckU8)
+	return row, err
+}
+
 // checked fills the row's check and writes the first passing result to -o.
 func (s *session) checked(row report.Row, out []float32) (report.Row, error) {
 	maxErr, bad, first := verify.ConvCheck(out, s.want, s.tol)
+	return s.report(row, out, maxErr, bad, first)
+}
+
+func (s *session) report(row report.Row, out []float32, maxErr float64, bad int, first string) (report.Row, error) {
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(maxErr), report.Num(s.tol), bad == 0, first
 	return row, s.opt.out.Write(row, func(path string) error {
 		planes := [][]float32{append([]float32(nil), out...)}
@@ -269,6 +330,18 @@ func (s *session) checked(row report.Row, out []float32) (report.Row, error) {
 func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
 	pl := plan.(*gpu.KonvolucijaPlan)
 	var row report.Row
+	if s.px != nil { // 8 bits: every byte is a legal pixel, so two runs under two poisons
+		run := func() error { return gpu.RunKonvolucijaU8(pl, s.din, s.dmask, s.dout) }
+		err := cli.RunPoisoned(&row, timer, "konvolucija "+pl.Variant.Name, s.dout.Fill, run,
+			func(k int) error { return s.dout.DownloadBytes(s.got[k]) })
+		if err != nil {
+			return row, err
+		}
+		if row, err = s.checkedU8(row, s.got[0], s.got[1]); err != nil {
+			return row, err
+		}
+		return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
+	}
 	run := func() error { return gpu.RunKonvolucija(pl, s.din, s.dmask, s.dout) }
 	if err := s.dout.Fill(0xFF); err != nil { // a NaN no kernel writes: an unwritten pixel fails
 		return row, err
@@ -290,6 +363,18 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 
 func (s *session) RunHost(string) (report.Row, error) {
 	out := s.host.Floats
+	if s.px != nil { // 8 bits: float32 sums, rounded and clamped as the device does
+		ms := cli.TimeHost(s.o.Reps, func() {
+			verify.ConvolveCPU(s.img, s.w, s.h, s.opt.mask, s.opt.border, out)
+			for i, v := range out {
+				s.got[0][i] = verify.ToUint8(float64(v))
+			}
+		})
+		row, err := s.checkedU8(report.Row{}, s.got[0], nil)
+		cli.HostTimes(&row, ms)
+		row.Bytes = report.Num(2 * float64(s.o.N))
+		return row, err
+	}
 	ms := cli.TimeHost(s.o.Reps, func() { verify.ConvolveCPU(s.img, s.w, s.h, s.opt.mask, s.opt.border, out) })
 	row, err := s.checked(report.Row{}, out)
 	cli.HostTimes(&row, ms)

@@ -37,6 +37,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"-blocks", "3"}, "sizes its own grid"},
 		{[]string{"-channels", "cmyk"}, `-channels "cmyk": grey or rgb`},
 		{[]string{"-channels", "rgb"}, "a -in image"},
+		{[]string{"-type", "int16"}, `-type "int16": float32 or uint8`},
+		{[]string{"-type", "uint8", "-dim", "1"}, "8-bit images"},
 	} {
 		if code, _, stderr := clitest.Run(t, "konvolucija", c.args...); code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
 			t.Errorf("konvolucija %v: exit %d, %q; want 2 and one line with %q", c.args, code, stderr, c.want)
@@ -61,21 +63,23 @@ func TestShiftGolden(t *testing.T) {
 	if clitest.NoGPU() == "" {
 		variant = "all"
 	}
-	if code, stdout, stderr := clitest.Run(t, "konvolucija", "-variant", variant, "-in", in, "-mask", "shift", "-border", "replicate", "-o", out, "-reps", "2"); code != 0 {
-		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
-	}
-	got, err := data.ReadImage(out, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			want := img.Planes[0][y*w+x]
-			if x+1 < w {
-				want = img.Planes[0][y*w+x+1]
-			}
-			if got.Planes[0][y*w+x] != want {
-				t.Fatalf("(%d,%d): %v, want %v", x, y, got.Planes[0][y*w+x], want)
+	for _, pixel := range []string{"float32", "uint8"} { // and the 8-bit path: the same exact move
+		if code, stdout, stderr := clitest.Run(t, "konvolucija", "-variant", variant, "-in", in, "-mask", "shift", "-border", "replicate", "-type", pixel, "-o", out, "-reps", "2"); code != 0 {
+			t.Fatalf("-type %s: exit %d\n%s%s", pixel, code, stdout, stderr)
+		}
+		got, err := data.ReadImage(out, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				want := img.Planes[0][y*w+x]
+				if x+1 < w {
+					want = img.Planes[0][y*w+x+1]
+				}
+				if got.Planes[0][y*w+x] != want {
+					t.Fatalf("-type %s (%d,%d): %v, want %v", pixel, x, y, got.Planes[0][y*w+x], want)
+				}
 			}
 		}
 	}

@@ -11,10 +11,11 @@ var Konvolucija = register(C.tc_konvolucija_program())
 // ConvRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
 // MaskW x MaskH (odd); Replicate picks the border (else zero); Magnitude asks for sqrt(gx^2 + gy^2)
 // of the mask and its transpose (square masks, best).
+// Uint8: 8-bit pixels in and out (best; 2-D; square masks of 3, 5, 7).
 type ConvRequest struct {
 	Request
 	Dim, Width, Height, MaskW, MaskH int
-	Replicate, Magnitude             bool
+	Replicate, Magnitude, Uint8      bool
 }
 
 // KonvolucijaPlan is a resolved convolution.
@@ -33,12 +34,21 @@ func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 	}
 	req := C.tc_konvolucija_request{base: r.c(), dim: C.int(r.Dim), width: C.int(r.Width), height: C.int(r.Height),
 		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border, magnitude: cbool(r.Magnitude)}
+	if r.Uint8 {
+		req.pixel = C.TC_PIXEL_UINT8
+	}
 	desc := d.described()
 	if err := planError(Konvolucija, r.Request, C.tc_konvolucija_make_plan(&req, &desc, &pl.c)); err != nil {
 		return nil, err
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
 	return pl, nil
+}
+
+// RunKonvolucijaU8 convolves 8-bit in with mask (device memory) into 8-bit out.
+func RunKonvolucijaU8(pl *KonvolucijaPlan, in, mask, out *Buffer) error {
+	return check("launching konvolucija "+pl.Variant.Name,
+		C.tc_konvolucija_run_u8(&pl.c, (*C.uint8_t)(in.ptr), mask.floats(), (*C.uint8_t)(out.ptr), nil))
 }
 
 // RunKonvolucija convolves in with mask (device memory) into out.

@@ -304,3 +304,41 @@ func UnstackPlanes(stack []float32, w, h, planes, stride int) [][]float32 {
 	}
 	return out
 }
+
+// ToUint8 is an 8-bit output pixel: the value clamped to 0..255 and rounded to the nearest, ties
+// to even (as the device's __float2int_rn); NaN gives 0 (as fmaxf).
+func ToUint8(v float64) uint8 {
+	if math.IsNaN(v) || v < 0 {
+		return 0
+	}
+	if v > 255 {
+		return 255
+	}
+	return uint8(math.RoundToEven(v))
+}
+
+// ConvCheckU8 compares an 8-bit result with the float64 reference: each pixel must be the
+// reference's ToUint8, or its neighbour where the reference lies within tol of a tie (x.5), where
+// float32 sums may round either way. maxErr is the largest |pixel - ToUint8(reference)|: 0 where
+// every pixel is the rounded reference, 1 where a tie went the other way.
+func ConvCheckU8(out []uint8, want []float64, tol float64) (maxErr float64, bad int, first string) {
+	for i, g := range out {
+		w := want[i]
+		if math.IsNaN(w) {
+			w = 0
+		}
+		c := math.Min(math.Max(w, 0), 255)
+		e := ToUint8(w)
+		tie := math.Abs(c-math.Floor(c)-0.5) <= tol
+		if d := math.Abs(float64(g) - float64(e)); d > maxErr {
+			maxErr = d
+		}
+		if g != e && !(tie && math.Abs(float64(g)-float64(e)) == 1) {
+			if bad == 0 {
+				first = fmt.Sprintf("pixel %d: got %d, want %d (reference %g)", i, g, e, want[i])
+			}
+			bad++
+		}
+	}
+	return maxErr, bad, first
+}

@@ -180,3 +180,24 @@ func TestStackedPlanesConvolveAsEachAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestUint8PixelsRoundClampAndCheck(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want uint8
+	}{{-3, 0}, {0.5, 0}, {1.5, 2}, {2.5, 2}, {254.49, 254}, {255.7, 255}, {1e9, 255}, {math.NaN(), 0}} {
+		if got := ToUint8(c.v); got != c.want {
+			t.Errorf("ToUint8(%v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+	want := []float64{10.2, 20.5, 30.5000001, 300, -5}
+	if _, bad, first := ConvCheckU8([]uint8{10, 20, 31, 255, 0}, want, 1e-6); bad != 0 {
+		t.Errorf("exact pixels fail: %s", first)
+	}
+	if _, bad, _ := ConvCheckU8([]uint8{10, 21, 30, 255, 0}, want, 1e-6); bad != 0 {
+		t.Errorf("a tie within tolerance must pass either way")
+	}
+	if _, bad, _ := ConvCheckU8([]uint8{11, 20, 31, 255, 0}, want, 1e-6); bad != 1 {
+		t.Errorf("a pixel off by one away from a tie must fail")
+	}
+}
