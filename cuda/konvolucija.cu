@@ -115,6 +115,44 @@ __device__ __forceinline__ void load_patch(const float *in, const Shape &s, floa
     }
 }
 
+// Whether the mask (c_mask, up to 7 x 7) is one column times one row, exactly: with wx the first
+// row that holds a nonzero tap and wy that tap's column divided by it, wy[j] * wx[i] == M[j][i] in
+// float32 for every tap (box, Sobel's masks, the shift, integer outer products; a NaN tap never
+// passes). Then best's 8-bit path filters separably, mw + mh products an output instead of mw x mh, each
+// product of the full mask being one of these exactly: only the order of the additions differs.
+// One warp decides, once a run, in a launch of its own before the filter's (decided in every block
+// instead, its constant-memory reads at 32 addresses cost more than the separable sums saved).
+struct Factors {
+    int separable;
+    float wx[8], wy[8];
+};
+__device__ Factors g_factors;
+
+__global__ void factor_mask(int mw, int mh) {
+    const int lane = threadIdx.x, taps = mw * mh;
+    int pivot = 0;  // the first nonzero tap, row-major (none: tap 0, whose 0/0 fails the check)
+    for (int base = 0; base < taps; base += 32) {
+        const unsigned nonzero = __ballot_sync(~0u, base + lane < taps && c_mask[base + lane] != 0.0f);
+        if (nonzero) {
+            pivot = base + __ffs(nonzero) - 1;
+            break;
+        }
+    }
+    const int j0 = pivot / mw, i0 = pivot % mw;
+    const float p = c_mask[pivot];
+    if (lane < mw) g_factors.wx[lane] = c_mask[j0 * mw + lane];
+    if (lane < mh) g_factors.wy[lane] = c_mask[lane * mw + i0] / p;
+    bool exact = true;
+    for (int k = lane; k < taps; k += 32) exact &= (c_mask[(k / mw) * mw + i0] / p) * c_mask[j0 * mw + k % mw] == c_mask[k];
+    exact = __all_sync(~0u, exact);
+    if (lane == 0) g_factors.separable = exact;
+}
+
+// The 8-bit path filters separably where the mask allows (its products are its cost). The float
+// path does not: on the H100 its separable form measured slower (8192 x 8192: 5 x 5 231.4 -> 236.5
+// us, the magnitude 227.0 -> 254.1): it keeps the mask as immediate operands of its products, and
+// its time goes to shared-memory latency and the memory, not to the products.
+__host__ __device__ constexpr bool separable_sizes(int mw, bool bytes) { return bytes && mw > 0 && mw <= 7; }
 // MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude.
 template <int MW, int MH, bool MAG>
 __global__ void __launch_bounds__(kBestCols) conv_best(const float *in, float *out, Shape s) {
@@ -187,94 +225,145 @@ __global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, f
 
 // ---- best's 8-bit path: uint8 pixels in and out ---------------------------------------------
 //
-// A block of 64 threads owns a tile of 256 columns x 8 rows; each thread 4 adjacent columns. The
-// patch is loaded 4 pixels (one 4-byte word) at a time and kept as floats in shared memory; a
-// thread reads each patch row as three 16-byte vectors (its own 4 columns and one vector either
-// side: up to 4 columns of halo, masks up to 9 wide) and adds it into the 4 x 8 outputs it meets,
-// which roll in registers; out goes one 4-byte word (4 pixels) a row, rounded to the nearest
-// (ties to even) and clamped to 0..255. Sums are float32, as the float path's.
-constexpr int kU8Threads = 64, kU8Cols = 4 * kU8Threads, kU8Rows = 8;
+// A block of 128 threads owns a tile of 1024 columns x 16 rows; each thread 8 adjacent columns.
+// The patch (the tile, 16 bytes of halo each side and mh - 1 halo rows) is loaded in 16-byte
+// vectors where the row allows, all of a thread's loads issued before the first is stored (each
+// thread keeps about 10 in flight), and kept as bytes in shared memory. A thread reads each patch
+// row as one 8-byte and two 4-byte words (its columns and 4 either side), turns the bytes it needs
+// into floats (2^23 + b as float bits, minus 2^23: exact), and adds them into the outputs they
+// meet; the output rows roll through mh rows of 8 accumulators, and each row goes out (8 pixels,
+// one 8-byte word) as soon as its last patch row is in. Rounding: adding 1.5 x 2^23 rounds a value
+// in 0..255 to the nearest integer (ties to even) in the low byte. Separable masks (factor_mask)
+// take mw + mh products an output. Sums in float32, as the float path's.
+constexpr int kU8Threads = 128, kU8PerThread = 8, kU8Cols = kU8Threads * kU8PerThread, kU8Rows = 16, kU8Margin = 16;
 
-__device__ __forceinline__ float pixel_u8(const uint8_t *in, int w, int h, int x, int y, tc_border border) {
-    if (x < 0 || x >= w || y < 0 || y >= h) {
-        if (border == TC_BORDER_ZERO) return 0.0f;
-        x = x < 0 ? 0 : x >= w ? w - 1 : x;
-        y = y < 0 ? 0 : y >= h ? h - 1 : y;
-    }
-    return float(in[int64_t(y) * w + x]);
+__device__ __forceinline__ float byte_float(uint32_t word, int k) {  // byte k of word, exactly
+    return __uint_as_float(__byte_perm(word, 0x4B000000u, 0x7440 + k)) - 8388608.0f;
 }
 
-__device__ __forceinline__ uint32_t to_u8(float v) {
-    return uint32_t(__float2int_rn(fminf(fmaxf(v, 0.0f), 255.0f)));  // NaN: fmaxf gives 0
+__device__ __forceinline__ uint32_t rounded_bits(float v) {  // the low byte: v clamped to 0..255, rounded (NaN: 0)
+    return __float_as_uint(fminf(fmaxf(v, 0.0f), 255.0f) + 12582912.0f);
+}
+
+__device__ __forceinline__ uint8_t pixel_byte(const uint8_t *in, const Shape &s, int x, int y) {
+    if (x < 0 || x >= s.w || y < 0 || y >= s.h) {
+        if (s.border == TC_BORDER_ZERO) return 0;
+        x = x < 0 ? 0 : x >= s.w ? s.w - 1 : x;
+        y = y < 0 ? 0 : y >= s.h ? s.h - 1 : y;
+    }
+    return in[int64_t(y) * s.w + x];
+}
+
+// The rows of the tile: SEP: separable (wx, wy from factor_mask), else the full mask from c_mask.
+template <int MW, bool MAG, bool SEP>
+__device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out, const Shape &s, int x, int y0) {
+    constexpr int MH = MW, R = MW / 2, PW = kU8Cols + 2 * kU8Margin, W = kU8PerThread + 2 * R;
+    float wx[MW], wy[MH];
+#pragma unroll
+    for (int i = 0; i < MW; ++i) wx[i] = SEP ? g_factors.wx[i] : 0.0f, wy[i] = SEP ? g_factors.wy[i] : 0.0f;
+    float gx[MH][kU8PerThread], gy[MH][kU8PerThread];  // output row r in slot r % MH
+    const bool words = s.w % 8 == 0 && (reinterpret_cast<uintptr_t>(out) & 7) == 0 && x + kU8PerThread <= s.w;
+    const int c0 = kU8Margin + (x % kU8Cols);  // the thread's first column in the patch
+    // the patch rows in groups of mh (a row's slot then known when compiled: the code stays small
+    // enough for the instruction cache, which the fully unrolled rows overflowed)
+#pragma unroll 1
+    for (int g = 0; g < (kU8Rows + MH - 2) / MH + 1; ++g)
+#pragma unroll
+    for (int u = 0; u < MH; ++u) {
+        const int py = g * MH + u;
+        if (py >= kU8Rows + MH - 1) break;
+        const uint8_t *row = patch + py * PW + c0;
+        const uint2 mid = *reinterpret_cast<const uint2 *>(row);
+        const uint32_t word[4] = {*reinterpret_cast<const uint32_t *>(row - 4), mid.x, mid.y,
+                                  *reinterpret_cast<const uint32_t *>(row + 8)};
+        float v[W];  // columns x - R .. x + 7 + R
+#pragma unroll
+        for (int m = 0; m < W; ++m) v[m] = byte_float(word[(m + 4 - R) / 4], (m + 4 - R) % 4);
+        float hx[kU8PerThread], hy[kU8PerThread];
+        if (SEP) {
+#pragma unroll
+            for (int c = 0; c < kU8PerThread; ++c) {
+                hx[c] = wx[0] * v[c], hy[c] = wy[0] * v[c];
+#pragma unroll
+                for (int i = 1; i < MW; ++i) hx[c] += wx[i] * v[c + i], hy[c] += wy[i] * v[c + i];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < MH; ++j) {  // mask row j meets output row py - j
+            const int r = py - j;
+            if (r < 0 || r >= kU8Rows) continue;
+#pragma unroll
+            for (int c = 0; c < kU8PerThread; ++c) {
+                float ax = j ? gx[(u - j + MH) % MH][c] : 0.0f, ay = j ? gy[(u - j + MH) % MH][c] : 0.0f;
+                if (SEP) {
+                    ax += wy[j] * hx[c];
+                    if (MAG) ay += wx[j] * hy[c];
+                } else {
+#pragma unroll
+                    for (int i = 0; i < MW; ++i) {
+                        ax += c_mask[j * MW + i] * v[c + i];
+                        if (MAG) ay += c_mask[i * MW + j] * v[c + i];
+                    }
+                }
+                gx[(u - j + MH) % MH][c] = ax, gy[(u - j + MH) % MH][c] = ay;
+            }
+        }
+        const int r = py - (MH - 1), y = y0 + r;  // output row r has all its rows
+        if (r < 0 || y >= s.h) continue;
+        uint32_t q[kU8PerThread];
+#pragma unroll
+        for (int c = 0; c < kU8PerThread; ++c) {
+            const float a = gx[(u + 1) % MH][c], b = gy[(u + 1) % MH][c];
+            q[c] = rounded_bits(MAG ? sqrtf(a * a + b * b) : a);
+        }
+        uint8_t *o = out + int64_t(y) * s.w + x;
+        if (words) {
+            const uint2 packed = make_uint2(__byte_perm(__byte_perm(q[0], q[1], 0x0040), __byte_perm(q[2], q[3], 0x0040), 0x5410),
+                                            __byte_perm(__byte_perm(q[4], q[5], 0x0040), __byte_perm(q[6], q[7], 0x0040), 0x5410));
+            *reinterpret_cast<uint2 *>(o) = packed;
+        } else {
+#pragma unroll
+            for (int c = 0; c < kU8PerThread; ++c)
+                if (x + c < s.w) o[c] = uint8_t(q[c]);
+        }
+    }
 }
 
 template <int MW, bool MAG>
-__global__ void __launch_bounds__(kU8Threads) conv_best_u8(const uint8_t *in, uint8_t *out, Shape s) {
-    constexpr int MH = MW, R = MW / 2, P = 4;  // compiled sizes 3, 5, 7: a halo of up to 4 columns
-    static_assert(R <= P, "three vectors a row hold a halo of 4");
-    extern __shared__ float4 patch4[];  // the patch as floats, ph rows of pw
-    constexpr int pw = kU8Cols + 2 * P, ph = kU8Rows + MH - 1, chunks = pw / 4;
+__global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_best_u8(const uint8_t *in, uint8_t *out, Shape s) {
+    constexpr int MH = MW, R = MW / 2;
+    static_assert(R <= 4, "a thread reads 4 columns of halo either side");
+    constexpr int PW = kU8Cols + 2 * kU8Margin, PH = kU8Rows + MH - 1, kChunks = PW / 16 * PH,
+                  kEach = (kChunks + kU8Threads - 1) / kU8Threads;
+    extern __shared__ uint4 patch16[];
     const int x0 = blockIdx.x * kU8Cols, y0 = blockIdx.y * kU8Rows;
-    const bool words = s.w % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 3) == 0;
-    for (int k = threadIdx.x; k < chunks * ph; k += kU8Threads) {
-        const int pr = k / chunks, pc = 4 * (k % chunks), x = x0 - P + pc, y = y0 - R + pr;
-        float4 v;
-        if (words && x >= 0 && x + 3 < s.w && y >= 0 && y < s.h) {
-            const uchar4 q = __ldg(reinterpret_cast<const uchar4 *>(in + int64_t(y) * s.w + x));
-            v = make_float4(q.x, q.y, q.z, q.w);
+    const int separable = g_factors.separable;  // read early: in flight with the patch
+    const bool vectors = s.w % 16 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
+    uint4 v[kEach];  // every load issued before the first store
+#pragma unroll
+    for (int e = 0; e < kEach; ++e) {
+        const int k = threadIdx.x + e * kU8Threads, pr = k / (PW / 16), pc = 16 * (k % (PW / 16));
+        const int x = x0 - kU8Margin + pc, y = y0 - R + pr;
+        if (k >= kChunks) break;
+        if (vectors && x >= 0 && x + 15 < s.w && y >= 0 && y < s.h) {
+            v[e] = __ldg(reinterpret_cast<const uint4 *>(in + int64_t(y) * s.w + x));
         } else {
-            v.x = pixel_u8(in, s.w, s.h, x, y, s.border), v.y = pixel_u8(in, s.w, s.h, x + 1, y, s.border);
-            v.z = pixel_u8(in, s.w, s.h, x + 2, y, s.border), v.w = pixel_u8(in, s.w, s.h, x + 3, y, s.border);
+            uint32_t w[4] = {0, 0, 0, 0};
+            for (int b = 0; b < 16; ++b) w[b / 4] |= uint32_t(pixel_byte(in, s, x + b, y)) << (8 * (b % 4));
+            v[e] = make_uint4(w[0], w[1], w[2], w[3]);
         }
-        patch4[k] = v;
     }
+#pragma unroll
+    for (int e = 0; e < kEach; ++e)
+        if (threadIdx.x + e * kU8Threads < kChunks) patch16[threadIdx.x + e * kU8Threads] = v[e];
     __syncthreads();
-    const int x = x0 + 4 * threadIdx.x;  // the thread's first column
+    const int x = x0 + kU8PerThread * threadIdx.x;  // the thread's first column
     if (x >= s.w) return;
-    float gx[kU8Rows][4], gy[kU8Rows][4];
-#pragma unroll
-    for (int r = 0; r < kU8Rows; ++r)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) gx[r][j] = gy[r][j] = 0.0f;
-#pragma unroll
-    for (int py = 0; py < ph; ++py) {
-        float win[12];  // image columns x - 4 .. x + 7
-        const float4 *row = patch4 + py * chunks + threadIdx.x;
-#pragma unroll
-        for (int c = 0; c < 3; ++c) {
-            const float4 v = row[c];
-            win[4 * c] = v.x, win[4 * c + 1] = v.y, win[4 * c + 2] = v.z, win[4 * c + 3] = v.w;
-        }
-#pragma unroll
-        for (int jr = MH - 1; jr >= 0; --jr) {  // mask row jr meets output row py - jr
-            const int r = py - jr;
-            if (r < 0 || r >= kU8Rows) continue;
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-#pragma unroll
-                for (int i = 0; i < MW; ++i) {
-                    gx[r][j] += c_mask[jr * MW + i] * win[P + j - R + i];
-                    if (MAG) gy[r][j] += c_mask[i * MW + jr] * win[P + j - R + i];
-                }
-        }
-    }
-    const bool store_words = s.w % 4 == 0 && (reinterpret_cast<uintptr_t>(out) & 3) == 0;
-#pragma unroll
-    for (int r = 0; r < kU8Rows; ++r) {
-        const int y = y0 + r;
-        if (y >= s.h) break;
-        uint32_t q[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) q[j] = to_u8(MAG ? sqrtf(gx[r][j] * gx[r][j] + gy[r][j] * gy[r][j]) : gx[r][j]);
-        uint8_t *o = out + int64_t(y) * s.w + x;
-        if (store_words && x + 3 < s.w) {
-            *reinterpret_cast<uchar4 *>(o) = make_uchar4(q[0], q[1], q[2], q[3]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                if (x + j < s.w) o[j] = uint8_t(q[j]);
-        }
-    }
+    const uint8_t *patch = reinterpret_cast<const uint8_t *>(patch16);
+    if (separable)
+        conv_u8_rows<MW, MAG, true>(patch, out, s, x, y0);
+    else
+        conv_u8_rows<MW, MAG, false>(patch, out, s, x, y0);
 }
 
 enum { VG, VC, VT, VBEST, VARIANTS };
@@ -289,7 +378,8 @@ const tc_kernel kbest[] = {TC_K_BEST(3, 3), TC_K_BEST(5, 5), TC_K_BEST(7, 7), TC
                            tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>),
                            tc::kernel("conv_best_u8<3x3>", conv_best_u8<3, false>), tc::kernel("conv_best_u8<3x3,magnitude>", conv_best_u8<3, true>),
                            tc::kernel("conv_best_u8<5x5>", conv_best_u8<5, false>), tc::kernel("conv_best_u8<5x5,magnitude>", conv_best_u8<5, true>),
-                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>)};
+                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>),
+                           tc::kernel("factor_mask", factor_mask)};
 
 const tc_variant variants[VARIANTS] = {
     {"g", "one thread an output; the mask and the input from global memory", "any size, masks up to 31 x 31 (1-D: 63)",
@@ -299,7 +389,8 @@ const tc_variant variants[VARIANTS] = {
     {"t", "shared-memory tiles: the block loads its tile and halo once, then computes from shared memory",
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
-    {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers",
+    {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
+     "a mask that is one column times one row filtered separably (mw + mh products an output)",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
@@ -353,7 +444,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     // 1-D: a row of threads; 2-D: 32 wide (a warp reads a row's 128 bytes), threads / 32 high
     out->block_x = one_d ? p.threads : 32;
     out->block_y = one_d ? 1 : p.threads / 32;
-    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 256 x 8 by 64 threads)
+    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 1024 x 16 by 128 threads)
         const int threads = one_d ? kBest1DThreads : u8 ? kU8Threads : kBestCols;
         if (r->base.threads != 0 && r->base.threads != threads) return TC_OUTSIDE_DOMAIN;
         p.threads = out->block_x = threads;
@@ -367,6 +458,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     out->grid_y = int(gy);
     p.out_count = p.items = p.n;
     p.bytes_moved = (u8 ? 2.0 : 8.0) * double(p.n);
+    if (p.variant == VBEST && !one_d && separable_sizes(compiled(*out), u8)) p.launches = 2;  // factor_mask first
     if (p.variant == VT && sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1) > 48 * 1024)
         return TC_OUTSIDE_DOMAIN;  // the patch must fit the default shared memory
     return TC_OK;
@@ -380,7 +472,8 @@ extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const u
     const Shape shape = shape_of(*p);
     TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
                                    cudaMemcpyDeviceToDevice, s));
-    const size_t patch = sizeof(float) * size_t(kU8Rows + p->mask_h - 1) * size_t(kU8Cols + 8);
+    const size_t patch = size_t(kU8Rows + p->mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
+    factor_mask<<<1, 32, 0, s>>>(p->mask_w, p->mask_h);
     const bool mag = p->magnitude != 0;
     switch (p->mask_w) {
     case 3: mag ? conv_best_u8<3, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<3, false><<<grid, block, patch, s>>>(in, out, shape); break;

@@ -21,7 +21,9 @@ export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the comm
 if [[ $what == profile ]]; then # ncu over one verified run of the named program's variant
   shift
   prog=$1; shift
-  ncu --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+  # NCU_ARGS: more ncu options, e.g. NCU_ARGS="--kernel-name regex:conv_best -c 2"
+  ncu ${NCU_ARGS:-} --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+      --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
       "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
   exit "${PIPESTATUS[0]}"
 fi

@@ -57,6 +57,20 @@ Image random_image(int w, int h, uint64_t seed, bool small_integers = false) {
     return im;
 }
 
+// A k x k mask that is one column times one row exactly (best filters it separably): an outer
+// product of two random small-integer vectors, times scale (a power of two keeps it exact).
+Mask separable_mask(int k, uint64_t seed, float scale = 1.0f) {
+    std::mt19937_64 rng(seed);
+    std::vector<float> col(static_cast<size_t>(k)), row(static_cast<size_t>(k));
+    for (auto *v : {&col, &row})
+        for (auto &e : *v) e = float(int(rng() % 5) - 2);
+    col[size_t(k) / 2] = row[0] = 1;  // never all zero
+    Mask m{k, k, std::vector<float>(size_t(k) * k)};
+    for (int j = 0; j < k; ++j)
+        for (int i = 0; i < k; ++i) m.wt[size_t(j) * k + i] = col[size_t(j)] * row[size_t(i)] * scale;
+    return m;
+}
+
 Mask random_mask(int w, int h, uint64_t seed, bool integers = false) {
     std::mt19937_64 rng(seed);
     Mask m{w, h, std::vector<float>(size_t(w) * h)};
@@ -163,6 +177,40 @@ TEST(Konvolucija, BestMagnitudeAndMisalignedViews) {
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&r, &d, &p));
 }
 
+// Masks that are one column times one row (which best's 8-bit path filters separably; here the
+// float path): boxes, Sobel's masks and integer outer products, exactly on small integers, with
+// the magnitude, both borders, the compiled sizes; NaN and Inf spread over their footprint.
+TEST(Konvolucija, BestOuterProductMasks) {
+    REQUIRE_GPU();
+    const int best = tc_variant_find(kProgram, "best");
+    uint64_t seed = 700;
+    struct Size { int w, h; };
+    const Mask sobel_x{3, 3, {1, 0, -1, 2, 0, -2, 1, 0, -1}}, shift{3, 3, {0, 0, 0, 0, 0, 1, 0, 0, 0}};
+    for (Size s : {Size{1, 1}, Size{33, 17}, Size{256, 40}, Size{1021, 769}})
+        for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE}) {
+            const Image ints = random_image(s.w, s.h, ++seed, true), floats = random_image(s.w, s.h, seed);
+            for (bool magnitude : {false, true}) {
+                check(best, 2, ints, sobel_x, b, 0, !magnitude, magnitude);
+                check(best, 2, floats, sobel_x, b, 0, false, magnitude);
+                for (int k : {3, 5, 7}) {
+                    check(best, 2, ints, separable_mask(k, seed + uint64_t(k)), b, 0, !magnitude, magnitude);
+                    check(best, 2, floats, separable_mask(k, seed + uint64_t(k), 0.0625f), b, 0, false, magnitude);
+                    check(best, 2, floats, Mask{k, k, std::vector<float>(size_t(k) * k, 1.0f / float(k * k))}, b, 0, false, magnitude);
+                }
+            }
+            check(best, 2, ints, shift, b, 0, true);
+        }
+    Image im = random_image(64, 40, 19);
+    im.px[20 * 64 + 30] = NAN;
+    im.px[5 * 64 + 5] = INFINITY;
+    im.px[33 * 64 + 50] = -INFINITY;
+    for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
+        for (bool magnitude : {false, true}) {
+            check(best, 2, im, sobel_x, b, 0, false, magnitude);
+            check(best, 2, im, separable_mask(5, 3), b, 0, false, magnitude);
+        }
+}
+
 TEST(Konvolucija, ExactOnSmallIntegers) {
     REQUIRE_GPU();
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
@@ -241,7 +289,7 @@ TEST(Konvolucija, BestUint8Images) {
     const tc_device d = device();
     uint64_t seed = 900;
     struct Size { int w, h; };
-    for (Size s : {Size{1, 1}, Size{7, 3}, Size{33, 17}, Size{256, 40}, Size{1021, 769}, Size{1024, 768}})
+    for (Size s : {Size{1, 1}, Size{7, 3}, Size{33, 17}, Size{256, 40}, Size{1021, 769}, Size{1024, 768}, Size{2064, 70}, Size{1032, 33}})
         for (int k : {3, 5, 7})
             for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
                 for (bool magnitude : {false, true})
@@ -251,7 +299,10 @@ TEST(Konvolucija, BestUint8Images) {
                         std::vector<uint8_t> px(size_t(s.w) * s.h);
                         for (auto &p : px) p = uint8_t(rng());
                         Mask m = random_mask(k, k, seed);
-                        if (!magnitude && seed % 2) m.wt.assign(size_t(k) * k, 1.0f / float(k * k));  // a box: in range
+                        if (seed % 2) {  // separable masks (best's separable path): a box (in range), integer outer products
+                            if (magnitude) m = separable_mask(k, seed, 0.125f);
+                            else m.wt.assign(size_t(k) * k, 1.0f / float(k * k));
+                        }
                         tc_konvolucija_plan p;
                         const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude, TC_PIXEL_UINT8};
                         ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
@@ -298,8 +349,8 @@ TEST(Konvolucija, BestUint8Images) {
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(best, 2, 64, 64, 5, 3));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(best, 1, 64, 1, 3, 1));
     ASSERT_EQ(TC_OK, plan(best, 2, 8192, 8192, 3, 3));
-    EXPECT_EQ(p.launch.blocks, 32);  // tiles of 256 x 8
-    EXPECT_EQ(p.grid_y, 1024);
+    EXPECT_EQ(p.launch.blocks, 8);  // tiles of 1024 x 16
+    EXPECT_EQ(p.grid_y, 512);
     EXPECT_EQ(p.launch.bytes_moved, 2.0 * 8192 * 8192);
     DeviceBuffer<float> f(16);
     DeviceBuffer<uint8_t> u(16);
