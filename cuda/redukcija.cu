@@ -350,6 +350,14 @@ __device__ __forceinline__ tc::KeyValue<V> load_l2(const tc::KeyValue<V> *p) {
 
 constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 
+// argmin (Less) / argmax within a 16-byte vector, in index order: a later element wins only if it
+// is strictly better, or the first NaN (ties keep the earlier), so the pair operator, its index
+// compare and its 64-bit index arithmetic run once a vector instead of once an element.
+template <bool Less, typename V>
+__device__ __forceinline__ bool later_wins(V x, V best) {
+    return (Less ? x < best : x > best) || (x != x && best == best);
+}
+
 template <typename T, typename A, typename Op>
 __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T *b, Map map, A *result, A *partials,
                                                            unsigned *ticket, int64_t n) {
@@ -358,6 +366,7 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     __shared__ tc::BlockReduceStorage<A> storage;
     __shared__ bool last_block;
     const Op op{};
+    constexpr bool kArg = cuda::std::is_same<Op, tc::ArgMin>::value || cuda::std::is_same<Op, tc::ArgMax>::value;
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
     // kBestVectors independent accumulators (independent chains; combined in a fixed order)
     A acc[kBestVectors];
@@ -384,9 +393,18 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
             for (int k = 0; k < kBestVectors; ++k) {
                 const int64_t at = v + k * threads;
                 if (at < vectors) {
+                    if constexpr (kArg) {  // the vector's winner first (in index order), then one pair step
+                        T best = x[k].x[0];
+                        int e_best = 0;
 #pragma unroll
-                    for (int e = 0; e < W; ++e)
-                        acc[k] = op(acc[k], Element<T, A>::at(x[k].x[e], two ? y[k].x[e] : T(0), at * W + e, map));
+                        for (int e = 1; e < W; ++e)
+                            if (later_wins<cuda::std::is_same<Op, tc::ArgMin>::value>(x[k].x[e], best)) best = x[k].x[e], e_best = e;
+                        acc[k] = op(acc[k], A{best, at * W + e_best});
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < W; ++e)
+                            acc[k] = op(acc[k], Element<T, A>::at(x[k].x[e], two ? y[k].x[e] : T(0), at * W + e, map));
+                    }
                 }
             }
         }
