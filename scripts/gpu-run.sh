@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
-#   bash gpu-bundle/run.sh [tests|quick|sanitizers|tables|all|PROGRAM]   (default all; quick: the tests
-#       without the sanitizers; sanitizers: memcheck and racecheck only; a program's name: its tests and
-#       tables only). On the H100 quick takes about 3 minutes, sanitizers about 10: with the device
-#       tool's 10-minute limit a call, run them as two calls.
+#   bash gpu-bundle/run.sh [tests|quick|sanitizers|tables [PROGRAM...]|all|PROGRAM]   (default all; quick:
+#       the tests without the sanitizers; sanitizers: memcheck and racecheck only; tables PROGRAM...:
+#       those programs' tables only; a program's name: its tests and tables only). On the H100 quick
+#       takes about 3 minutes, sanitizers 7-8, every table about 8: with the device tool's 10-minute
+#       limit a call, run them as separate calls (tables in two halves). The device tool brings back
+#       at most 8 files a call: keep each call's logs to a few.
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +38,7 @@ step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers
 nvidia-smi -L 2>&1 | tee -a "$log"
 
 programs=$(cd "$here/bin" && ls) # every command in the bundle; each names its own benchmark tables (-benchmarks)
+if [[ $what == tables && $# -gt 1 ]]; then shift; programs="$*"; fi
 
 if [[ $what == all || $what == tests || $what == quick ]]; then
   step gtest "$here/tests/kernel_tests"
