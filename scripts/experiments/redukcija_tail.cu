@@ -1,0 +1,202 @@
+// Scratch experiment (not part of the product): where a float32 sum of 10^6 elements (4 MB, in L2
+// after the first run) spends its time past the loads. The product's design is one launch whose
+// blocks store partials and take a ticket; the last block sums the partials (best: 6.0-6.1 us on
+// the H100, the target 5). Here the same lean kernel at two shapes against thread-block clusters:
+// a cluster's blocks meet at the cluster barrier and its first block sums their totals through
+// distributed shared memory, so one cluster needs no atomic at all and several clusters need one
+// ticket each instead of one a block. Every variant combines in a fixed order (the same bits every
+// run). Events behind a device-side delay, median of 50. Build and run on the GPU host:
+//   nvcc -O3 -std=c++17 -arch=sm_90 scripts/experiments/redukcija_tail.cu -o /tmp/tail && /tmp/tail
+#include <algorithm>
+#include <cooperative_groups.h>
+#include <cstdint>
+#include <cstdio>
+#include <cuda/atomic>
+#include <vector>
+
+namespace cg = cooperative_groups;
+
+#define CK(x)                                                               \
+    do {                                                                    \
+        cudaError_t e_ = (x);                                               \
+        if (e_ != cudaSuccess) {                                            \
+            printf("%s: %s\n", #x, cudaGetErrorString(e_));                 \
+            exit(1);                                                        \
+        }                                                                   \
+    } while (0)
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(~0u, v, o);
+    return v;
+}
+
+template <int T>
+__device__ __forceinline__ float block_sum(float v) {  // lane 0 of warp 0 holds the total
+    __shared__ float warps[T / 32];
+    v = warp_sum(v);
+    if ((threadIdx.x & 31) == 0) warps[threadIdx.x / 32] = v;
+    __syncthreads();
+    v = threadIdx.x < T / 32 ? warps[threadIdx.x] : 0.0f;
+    return threadIdx.x < 32 ? warp_sum(v) : 0.0f;
+}
+
+// V 16-byte loads in flight a thread (predicated), consecutive threads on consecutive vectors
+template <int V>
+__device__ __forceinline__ float thread_sum(const float *a, int64_t n) {
+    const float4 *a4 = reinterpret_cast<const float4 *>(a);
+    const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x, n4 = n / 4;
+    float acc[V] = {};
+    for (int64_t v = tid; v < n4; v += V * threads) {
+        float4 x[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            if (v + k * threads < n4) x[k] = a4[v + k * threads];
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            if (v + k * threads < n4) acc[k] += (x[k].x + x[k].y) + (x[k].z + x[k].w);
+    }
+    for (int64_t i = n4 * 4 + tid; i < n; i += threads) acc[0] += a[i];
+    float s = acc[0];
+#pragma unroll
+    for (int k = 1; k < V; ++k) s += acc[k];
+    return s;
+}
+
+// the product's design, lean: partials and a ticket, the last block sums the partials
+template <int T, int V>
+__global__ void __launch_bounds__(T) ticket_sum(const float *a, float *result, float *partials, unsigned *ticket, int64_t n) {
+    __shared__ bool last;
+    const float total = block_sum<T>(thread_sum<V>(a, n));
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = total;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*ticket);
+        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    float v = 0.0f;
+    for (int k = threadIdx.x; k < int(gridDim.x); k += T) v += __ldcg(partials + k);
+    __syncthreads();
+    v = block_sum<T>(v);
+    if (threadIdx.x == 0) *result = v, *ticket = 0;
+}
+
+// clusters: the cluster's first block sums its blocks' totals through distributed shared memory;
+// one cluster writes the result, several take a ticket (one a cluster)
+template <int T, int V>
+__global__ void __launch_bounds__(T) cluster_sum(const float *a, float *result, float *partials, unsigned *ticket, int64_t n) {
+    __shared__ float block_total;
+    __shared__ bool last;
+    cg::cluster_group cluster = cg::this_cluster();
+    const float total = block_sum<T>(thread_sum<V>(a, n));
+    if (threadIdx.x == 0) block_total = total;
+    cluster.sync();
+    const unsigned rank = cluster.block_rank(), size = cluster.num_blocks(), clusters = gridDim.x / size;
+    float c = 0.0f;
+    if (rank == 0 && threadIdx.x < 32) {
+        c = threadIdx.x < size ? *cluster.map_shared_rank(&block_total, threadIdx.x) : 0.0f;
+        c = warp_sum(c);
+    }
+    cluster.sync();  // every block's total read before any block leaves
+    if (rank != 0) return;
+    if (clusters == 1) {
+        if (threadIdx.x == 0) *result = c;
+        return;
+    }
+    const unsigned id = blockIdx.x / size;
+    if (threadIdx.x == 0) {
+        partials[id] = c;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*ticket);
+        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == clusters - 1;
+    }
+    __syncthreads();
+    if (!last || threadIdx.x >= 32) return;
+    float v = 0.0f;
+    for (unsigned k = threadIdx.x; k < clusters; k += 32) v += __ldcg(partials + k);
+    v = warp_sum(v);
+    if (threadIdx.x == 0) *result = v, *ticket = 0;
+}
+
+__global__ void spin(long long cycles) {
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+}
+
+template <typename F>
+float time_us(F f) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<float> t;
+    for (int i = 0; i < 60; ++i) {
+        spin<<<1, 1>>>(100000);  // about 50 us: the events time the kernel, not the host's launch
+        CK(cudaEventRecord(a));
+        f();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (i >= 10) t.push_back(ms * 1000);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+int main() {
+    for (int64_t n : {int64_t(1000000), int64_t(1) << 24}) {
+        std::vector<float> h(n);
+        uint64_t st = 7;
+        double want = 0;
+        for (auto &x : h) x = float(int((st = st * 6364136223846793005ull + 1442695040888963407ull) >> 40) % 1000) / 1000.0f, want += x;
+        float *a, *res, *part;
+        unsigned *ticket;
+        CK(cudaMalloc(&a, n * sizeof(float)));
+        CK(cudaMalloc(&res, sizeof(float)));
+        CK(cudaMalloc(&part, 4096 * sizeof(float)));
+        CK(cudaMalloc(&ticket, sizeof(unsigned)));
+        CK(cudaMemset(ticket, 0, sizeof(unsigned)));
+        CK(cudaMemcpy(a, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        const auto report = [&](const char *name, float us) {
+            float got;
+            CK(cudaMemcpy(&got, res, sizeof got, cudaMemcpyDeviceToHost));
+            printf("n=%-9lld %-40s %7.2f us  sum %.6e (rel. error %.1e)\n", (long long)n, name, us, got, (got - want) / want);
+        };
+        const auto ticket_run = [&](const char *name, auto kernel, int blocks, int threads) {
+            report(name, time_us([&] { kernel<<<blocks, threads>>>(a, res, part, ticket, n); }));
+        };
+        ticket_run("ticket 245 x 256, 4 vectors", ticket_sum<256, 4>, 245, 256);
+        ticket_run("ticket 132 x 256, 8 vectors", ticket_sum<256, 8>, 132, 256);
+        ticket_run("ticket 132 x 512, 4 vectors", ticket_sum<512, 4>, 132, 512);
+        const auto cluster_run = [&](const char *name, auto kernel, int blocks, int threads, int size) {
+            if (size > 8) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            cudaLaunchConfig_t cfg = {};
+            cfg.gridDim = dim3(blocks);
+            cfg.blockDim = dim3(threads);
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim.x = size, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+            const cudaError_t trial = cudaLaunchKernelEx(&cfg, kernel, (const float *)a, res, part, ticket, n);
+            if (trial != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {  // a shape the device cannot place
+                printf("n=%-9lld %-40s launch failed: %s\n", (long long)n, name, cudaGetErrorString(trial));
+                cudaGetLastError();
+                return;
+            }
+            report(name, time_us([&] { CK(cudaLaunchKernelEx(&cfg, kernel, (const float *)a, res, part, ticket, n)); }));
+        };
+        cluster_run("one cluster of 16 x 1024, 4 vectors", cluster_sum<1024, 4>, 16, 1024, 16);
+        cluster_run("one cluster of 16 x 1024, 8 vectors", cluster_sum<1024, 8>, 16, 1024, 16);
+        cluster_run("one cluster of 8 x 1024, 8 vectors", cluster_sum<1024, 8>, 8, 1024, 8);
+        cluster_run("8 clusters of 16 x 256, 8 vectors", cluster_sum<256, 8>, 128, 256, 16);
+        cluster_run("16 clusters of 8 x 256, 8 vectors", cluster_sum<256, 8>, 128, 256, 8);
+        cluster_run("30 clusters of 8 x 256, 4 vectors", cluster_sum<256, 4>, 240, 256, 8);
+        cluster_run("16 clusters of 8 x 512, 4 vectors", cluster_sum<512, 4>, 128, 512, 8);
+        CK(cudaFree(a));
+        CK(cudaFree(res));
+        CK(cudaFree(part));
+        CK(cudaFree(ticket));
+    }
+    return 0;
+}
