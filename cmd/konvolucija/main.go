@@ -77,10 +77,11 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")
 	fs.StringVar(&opt.inImage, "in", "", "2-D: a PNG or JPEG image (colour converted to grey by luma, or see -channels); sets the size")
 	fs.StringVar(&opt.pixel, "type", opt.pixel, "float32, or uint8: 8-bit pixels in and out (2-D; best, with square masks "+
-		"of 3, 5 or 7, and cpu; random pixels 0..255 or -in; out rounded, ties to even, and clamped)")
+		"of 3, 5 or 7, and cpu; random pixels 0..255, -in, or -a with a 2-D uint8 array; out rounded, ties to even, "+
+		"and clamped; -o .npy writes uint8)")
 	fs.StringVar(&opt.channels, "channels", opt.channels, "-in: grey (luma), or rgb (each channel filtered: the three planes "+
 		"stacked with border rows between them, one launch; -o writes a colour PNG)")
-	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array; sets the size")
+	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array (uint8 with -type uint8); sets the size")
 	opt.out.Flags(fs, "the result (.npy float32; or .png/.jpg for -dim 2, rounded and clamped to 0..255, and for masks "+
 		"with negative weights, such as Sobel's, |value|, so that edges of either sign show)")
 }
@@ -99,8 +100,8 @@ func (opt *options) check(o *cli.Options) error {
 	if opt.pixel != "float32" && opt.pixel != "uint8" {
 		return fmt.Errorf("-type %q: float32 or uint8", opt.pixel)
 	}
-	if opt.pixel == "uint8" && (opt.dim != 2 || opt.fileA != "") {
-		return fmt.Errorf("-type uint8: 8-bit images (-dim 2, random or -in), not -dim 1 or -a arrays")
+	if opt.pixel == "uint8" && opt.dim != 2 {
+		return fmt.Errorf("-type uint8: 8-bit images (-dim 2: random, -in, or -a with a 2-D uint8 array), not -dim 1")
 	}
 	if opt.channels != "grey" && opt.channels != "rgb" {
 		return fmt.Errorf("-channels %q: grey or rgb", opt.channels)
@@ -132,7 +133,16 @@ func (opt *options) check(o *cli.Options) error {
 		if len(a.Shape) != opt.dim || a.Len() == 0 {
 			return fmt.Errorf("%s: shape %v, where a %d-D array is needed (-dim %d)", opt.fileA, a.Shape, opt.dim, opt.dim)
 		}
-		if opt.img, _, err = a.Float32s(); err != nil {
+		if opt.pixel == "uint8" { // the pixels as they are stored
+			px, err := a.Bytes()
+			if err != nil || a.Dtype == data.Bool {
+				return fmt.Errorf("%s: dtype %s, where -type uint8 needs a uint8 array", opt.fileA, a.Dtype)
+			}
+			opt.img = make([]float32, len(px))
+			for i, v := range px {
+				opt.img[i] = float32(v)
+			}
+		} else if opt.img, _, err = a.Float32s(); err != nil {
 			return err
 		}
 		if opt.dim == 2 {
@@ -308,6 +318,13 @@ func (s *session) report(row report.Row, out []float32, maxErr float64, bad int,
 			var all []float32
 			for _, p := range planes {
 				all = append(all, p...)
+			}
+			if s.px != nil { // 8-bit pixels out as uint8
+				raw := make([]byte, len(all))
+				for i, v := range all {
+					raw[i] = byte(v)
+				}
+				return data.Write(path, data.Uint8, shape, raw)
 			}
 			return data.WriteFloat32Array(path, shape, all)
 		}

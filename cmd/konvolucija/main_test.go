@@ -18,6 +18,10 @@ func TestUsage(t *testing.T) {
 	if err := data.WriteFloat32s(empty, []float32{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
+	floats := filepath.Join(dir, "f.npy")
+	if err := data.WriteFloat32Array(floats, []int{2, 2}, []float32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -39,6 +43,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-channels", "rgb"}, "a -in image"},
 		{[]string{"-type", "int16"}, `-type "int16": float32 or uint8`},
 		{[]string{"-type", "uint8", "-dim", "1"}, "8-bit images"},
+		{[]string{"-type", "uint8", "-a", floats}, "needs a uint8 array"},
 	} {
 		if code, _, stderr := clitest.Run(t, "konvolucija", c.args...); code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
 			t.Errorf("konvolucija %v: exit %d, %q; want 2 and one line with %q", c.args, code, stderr, c.want)
@@ -80,6 +85,45 @@ func TestShiftGolden(t *testing.T) {
 				if got.Planes[0][y*w+x] != want {
 					t.Fatalf("-type %s (%d,%d): %v, want %v", pixel, x, y, got.Planes[0][y*w+x], want)
 				}
+			}
+		}
+	}
+}
+
+// -type uint8 with arrays: a 2-D uint8 .npy in, the shift mask, a uint8 .npy out, exact.
+func TestUint8ArraysGolden(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.npy"), filepath.Join(dir, "out.npy")
+	const w, h = 37, 19
+	px := make([]byte, w*h)
+	for i := range px {
+		px[i] = byte((i*53 + i/w*5) % 256)
+	}
+	if err := data.Write(in, data.Uint8, []int{h, w}, px); err != nil {
+		t.Fatal(err)
+	}
+	variant := "cpu"
+	if clitest.NoGPU() == "" {
+		variant = "all"
+	}
+	if code, stdout, stderr := clitest.Run(t, "konvolucija", "-variant", variant, "-a", in, "-type", "uint8", "-mask", "shift", "-border", "zero", "-o", out, "-reps", "2"); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := data.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Dtype != data.Uint8 || len(got.Shape) != 2 || got.Shape[0] != h || got.Shape[1] != w {
+		t.Fatalf("%s: dtype %s shape %v, want uint8 (%d, %d)", out, got.Dtype, got.Shape, h, w)
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var want byte // the right neighbour; past the last column, zero
+			if x+1 < w {
+				want = px[y*w+x+1]
+			}
+			if got.Data[y*w+x] != want {
+				t.Fatalf("(%d,%d): %d, want %d", x, y, got.Data[y*w+x], want)
 			}
 		}
 	}
