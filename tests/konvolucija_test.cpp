@@ -289,12 +289,14 @@ TEST(Konvolucija, BestUint8Images) {
     const tc_device d = device();
     uint64_t seed = 900;
     struct Size { int w, h; };
-    for (Size s : {Size{1, 1}, Size{7, 3}, Size{33, 17}, Size{256, 40}, Size{1021, 769}, Size{1024, 768}, Size{2064, 70}, Size{1032, 33}})
+    for (Size s : {Size{1, 1}, Size{7, 3}, Size{33, 17}, Size{2064, 2}, Size{256, 40}, Size{1021, 769}, Size{1024, 768},
+                   Size{2064, 70}, Size{1032, 33}})
         for (int k : {3, 5, 7})
             for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
                 for (bool magnitude : {false, true})
                     for (int shift : {0, 1}) {
                         if (shift && (magnitude || k != 3)) continue;
+                        if (up_to_max_n({int64_t(s.w) * s.h}).empty()) continue;  // (the sanitizers' sizes)
                         std::mt19937_64 rng(++seed);
                         std::vector<uint8_t> px(size_t(s.w) * s.h);
                         for (auto &p : px) p = uint8_t(rng());
