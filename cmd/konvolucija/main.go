@@ -82,7 +82,7 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.channels, "channels", opt.channels, "-in: grey (luma), or rgb (each channel filtered: the three planes "+
 		"stacked with border rows between them, one launch; -o writes a colour PNG)")
 	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array (uint8 with -type uint8); sets the size")
-	opt.out.Flags(fs, "the result (.npy float32; or .png/.jpg for -dim 2, rounded and clamped to 0..255, and for masks "+
+	opt.out.Flags(fs, "the result (.npy: float32, or uint8 with -type uint8; or .png/.jpg for -dim 2, rounded and clamped to 0..255, and for masks "+
 		"with negative weights, such as Sobel's, |value|, so that edges of either sign show)")
 }
 
