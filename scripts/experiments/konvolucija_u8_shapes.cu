@@ -8,7 +8,8 @@
 //        -L$d/lib -ltecaj -o /tmp/u8 && LD_LIBRARY_PATH=$d/lib /tmp/u8
 // Variants: columns a thread (PER: 8 or 16), tile rows (ROWS: 16 or 32), threads a block (T), and
 // the epilogue (EPI 0: the product's clamp in float then 1.5 x 2^23; 1: 1.5 x 2^23 first, the
-// clamp in integers with one __vimin_s32_relu).
+// clamp in integers with one __vimin_s32_relu; 2: one cvt.rni.u8.f32, which rounds, clamps and
+// sends NaN to 0 by itself). A last check runs EPI 2 on values past both ends and NaN.
 #include "../../cuda/konvolucija.cu"
 #include <algorithm>
 #include <cstdio>
@@ -28,6 +29,11 @@ namespace {
 template <int EPI>
 __device__ __forceinline__ uint32_t out_byte(float v) {  // the low byte holds the pixel
     if constexpr (EPI == 0) return rounded_bits(v);
+    if constexpr (EPI == 2) {  // one conversion: rounds to nearest even, clamps to 0..255, NaN to 0 (PTX cvt's rules)
+        unsigned short r;
+        asm("cvt.rni.u8.f32 %0, %1;" : "=h"(r) : "f"(v));
+        return r;
+    }
     // v + 1.5 x 2^23 rounds v (|v| < 2^22) to an integer in the low bits; NaN: fmaxf first
     const int k = int(__float_as_uint(fmaxf(v, -4194304.0f) + 12582912.0f)) - 0x4B400000;
     return uint32_t(__vimin_s32_relu(k, 255));
@@ -122,6 +128,8 @@ __global__ void __launch_bounds__(T) conv_u8x(const uint8_t *in, uint8_t *out, S
         }
 }
 
+__global__ void edge(const float *v, uint32_t *r) { r[0] = out_byte<0>(*v), r[1] = out_byte<2>(*v); }
+
 __global__ void spin(long long ns) {
     const long long t0 = clock64();
     while (clock64() - t0 < ns * 2) {}
@@ -197,6 +205,28 @@ int main() {
     run("PER 16 ROWS 16 T 128 EPI 1", conv_u8x<3, 16, 16, 128, 1>, 16, 16, 128);
     run("PER 16 ROWS 32 T 64  EPI 1", conv_u8x<3, 16, 32, 64, 1>, 16, 32, 64);
     run("PER 16 ROWS 8  T 128 EPI 1", conv_u8x<3, 16, 8, 128, 1>, 16, 8, 128);
+    run("PER 8  ROWS 16 T 128 EPI 2", conv_u8x<3, 8, 16, 128, 2>, 8, 16, 128);
+    run("PER 16 ROWS 16 T 64  EPI 2", conv_u8x<3, 16, 16, 64, 2>, 16, 16, 64);
+    run("PER 16 ROWS 16 T 128 EPI 2", conv_u8x<3, 16, 16, 128, 2>, 16, 16, 128);
+    {  // EPI 2's rules against the product's on the edges: below 0, past 255, ties, NaN
+        const float v[] = {-1e30f, -0.6f, -0.5f, -0.0f, 0.5f, 1.5f, 2.5f, 254.5f, 255.4f, 255.5f, 1e30f, __builtin_nanf("")};
+        bool same = true;
+        for (float x : v) {
+            uint32_t a = 0, b = 0;
+            float *d;
+            uint32_t *r;
+            CK(cudaMalloc(&d, sizeof(float)));
+            CK(cudaMalloc(&r, 2 * sizeof(uint32_t)));
+            CK(cudaMemcpy(d, &x, sizeof x, cudaMemcpyHostToDevice));
+            edge<<<1, 1>>>(d, r);
+            CK(cudaMemcpy(&a, r, 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&b, r + 1, 4, cudaMemcpyDeviceToHost));
+            if ((a & 0xff) != (b & 0xff)) same = false, printf("EPI 2 at %g: %u, the product %u\n", x, b & 0xff, a & 0xff);
+            CK(cudaFree(d));
+            CK(cudaFree(r));
+        }
+        printf("EPI 2 on the edges: %s\n", same ? "same as the product" : "DIFFERS");
+    }
     {  // the copy ceiling, same bytes (read n, write n)
         const float us = time_us([&] { CK(cudaMemcpyAsync(out, in, n, cudaMemcpyDeviceToDevice)); });
         printf("copy of the same bytes:            %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
