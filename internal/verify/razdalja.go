@@ -1,7 +1,5 @@
 package verify
 
-import "math"
-
 // SquaredDistance is the float64 reference of razdalja's sum of squares, summed with Neumaier's
 // compensation within and across chunks, so that its own error (about 2^-53 of the sum) stays
 // far below even best's float64 bound; NaN and Inf propagate as IEEE says.
@@ -18,26 +16,6 @@ func SquaredDistance(a, b []float32) float64 {
 		total.add(p.sum()) // each rounds once: 2^-53 of its part
 	}
 	return total.sum()
-}
-
-// neumaier is a compensated running sum (Neumaier's variant of Kahan's).
-type neumaier struct{ s, c float64 }
-
-func (k *neumaier) add(x float64) {
-	t := k.s + x
-	if math.Abs(k.s) >= math.Abs(x) {
-		k.c += (k.s - t) + x
-	} else {
-		k.c += (x - t) + k.s
-	}
-	k.s = t
-}
-
-func (k neumaier) sum() float64 {
-	if math.IsInf(k.s, 0) || math.IsNaN(k.s) {
-		return k.s
-	}
-	return k.s + k.c
 }
 
 // SquaredDistanceCPU is razdalja's host variant: float32 differences and squares as on the

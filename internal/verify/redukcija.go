@@ -44,7 +44,7 @@ func Reference(op string, a, b []float64) ReductionReference { return fold(op, a
 func fold(op string, a, b []float64, compensated bool) ReductionReference {
 	r := ReductionReference{Index: -1}
 	less := op == "min" || op == "argmin"
-	var c float64 // Neumaier's compensation
+	var sum neumaier
 	for i, x := range a {
 		m := x
 		switch op {
@@ -57,20 +57,15 @@ func fold(op string, a, b []float64, compensated bool) ReductionReference {
 		default:
 			r.Exact += int64(x)
 		}
-		t := r.Sum + m
-		if math.Abs(r.Sum) >= math.Abs(m) {
-			c += (r.Sum - t) + m
-		} else {
-			c += (m - t) + r.Sum
-		}
-		r.Sum = t
+		sum.add(m)
 		r.SumAbs += math.Abs(m)
 		if r.Index < 0 || (!math.IsNaN(r.Extreme) && (math.IsNaN(x) || (less && x < r.Extreme) || (!less && x > r.Extreme))) {
 			r.Index, r.Extreme = int64(i), x
 		}
 	}
-	if compensated && !math.IsInf(r.Sum, 0) && !math.IsNaN(r.Sum) {
-		r.Sum += c
+	r.Sum = sum.s // the host variant's plain float64 running sum
+	if compensated {
+		r.Sum = sum.sum()
 	}
 	return r
 }

@@ -108,3 +108,24 @@ func gamma(k, unit float64) float64 {
 
 // PoisonFloat is the poison as a float32.
 var PoisonFloat = math.Float32frombits(PoisonBits)
+
+// neumaier is a compensated running sum (Neumaier's variant of Kahan's): s is the plain running
+// sum, sum() the compensated one (references of sums: redukcija's, razdalja's).
+type neumaier struct{ s, c float64 }
+
+func (k *neumaier) add(x float64) {
+	t := k.s + x
+	if math.Abs(k.s) >= math.Abs(x) {
+		k.c += (k.s - t) + x
+	} else {
+		k.c += (x - t) + k.s
+	}
+	k.s = t
+}
+
+func (k neumaier) sum() float64 {
+	if math.IsInf(k.s, 0) || math.IsNaN(k.s) {
+		return k.s
+	}
+	return k.s + k.c
+}
