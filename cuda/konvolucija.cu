@@ -13,9 +13,11 @@ __constant__ float c_mask[kMaxTaps];
 
 // The input at (x, y), or the border's value outside it: 0 (the lecture's ghost elements) or
 // the nearest edge element.
-__device__ __forceinline__ float pixel(const float *in, int w, int h, int x, int y, tc_border border) {
+// (T: float pixels, or uint8 ones for best's 8-bit path)
+template <typename T>
+__device__ __forceinline__ T pixel(const T *in, int w, int h, int x, int y, tc_border border) {
     if (x < 0 || x >= w || y < 0 || y >= h) {
-        if (border == TC_BORDER_ZERO) return 0.0f;
+        if (border == TC_BORDER_ZERO) return T(0);
         x = x < 0 ? 0 : x >= w ? w - 1 : x;
         y = y < 0 ? 0 : y >= h ? h - 1 : y;
     }
@@ -148,11 +150,9 @@ __global__ void factor_mask(int mw, int mh) {
     if (lane == 0) g_factors.separable = exact;
 }
 
-// The 8-bit path filters separably where the mask allows (its products are its cost). The float
-// path does not: on the H100 its separable form measured slower (8192 x 8192: 5 x 5 231.4 -> 236.5
-// us, the magnitude 227.0 -> 254.1): it keeps the mask as immediate operands of its products, and
-// its time goes to shared-memory latency and the memory, not to the products.
-__host__ __device__ constexpr bool separable_sizes(int mw, bool bytes) { return bytes && mw > 0 && mw <= 7; }
+// (The float path keeps its full mask: on the H100 its separable form measured slower, 8192 x
+// 8192: 5 x 5 231.4 -> 236.5 us, the magnitude 227.0 -> 254.1; it keeps the mask as immediate
+// operands of its products, and its time goes to shared-memory latency and the memory.)
 // MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude.
 template <int MW, int MH, bool MAG>
 __global__ void __launch_bounds__(kBestCols) conv_best(const float *in, float *out, Shape s) {
@@ -243,15 +243,6 @@ __device__ __forceinline__ float byte_float(uint32_t word, int k) {  // byte k o
 
 __device__ __forceinline__ uint32_t rounded_bits(float v) {  // the low byte: v clamped to 0..255, rounded (NaN: 0)
     return __float_as_uint(fminf(fmaxf(v, 0.0f), 255.0f) + 12582912.0f);
-}
-
-__device__ __forceinline__ uint8_t pixel_byte(const uint8_t *in, const Shape &s, int x, int y) {
-    if (x < 0 || x >= s.w || y < 0 || y >= s.h) {
-        if (s.border == TC_BORDER_ZERO) return 0;
-        x = x < 0 ? 0 : x >= s.w ? s.w - 1 : x;
-        y = y < 0 ? 0 : y >= s.h ? s.h - 1 : y;
-    }
-    return in[int64_t(y) * s.w + x];
 }
 
 // The rows of the tile: SEP: separable (wx, wy from factor_mask), else the full mask from c_mask.
@@ -349,7 +340,7 @@ __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_
             v[e] = __ldg(reinterpret_cast<const uint4 *>(in + int64_t(y) * s.w + x));
         } else {
             uint32_t w[4] = {0, 0, 0, 0};
-            for (int b = 0; b < 16; ++b) w[b / 4] |= uint32_t(pixel_byte(in, s, x + b, y)) << (8 * (b % 4));
+            for (int b = 0; b < 16; ++b) w[b / 4] |= uint32_t(pixel(in, s.w, s.h, x + b, y, s.border)) << (8 * (b % 4));
             v[e] = make_uint4(w[0], w[1], w[2], w[3]);
         }
     }
@@ -390,7 +381,7 @@ const tc_variant variants[VARIANTS] = {
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
     {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
-     "a mask that is one column times one row filtered separably (mw + mh products an output)",
+     "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
@@ -407,6 +398,7 @@ int compiled(const tc_konvolucija_plan &p) {
 
 // best's patch in shared memory, bytes
 size_t best_patch(const tc_konvolucija_plan &p) {
+    if (p.pixel == TC_PIXEL_UINT8) return size_t(kU8Rows + p.mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
     if (p.dim == 1) return sizeof(float) * size_t(kBest1D + 2 * margin(p.mask_w / 2));
     return sizeof(float) * size_t(best_rows(compiled(p), p.magnitude) + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
 }
@@ -458,7 +450,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     out->grid_y = int(gy);
     p.out_count = p.items = p.n;
     p.bytes_moved = (u8 ? 2.0 : 8.0) * double(p.n);
-    if (p.variant == VBEST && !one_d && separable_sizes(compiled(*out), u8)) p.launches = 2;  // factor_mask first
+    if (p.variant == VBEST && u8) p.launches = 2;  // factor_mask first
     if (p.variant == VT && sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1) > 48 * 1024)
         return TC_OUTSIDE_DOMAIN;  // the patch must fit the default shared memory
     return TC_OK;
@@ -466,21 +458,21 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
 
 extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, const float *mask,
                                            uint8_t *out, cudaStream_t s) {
-    if (!p || !in || !mask || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST)
+    if (!p || !in || !mask || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST ||
+        (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7))
         return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), 1);
     const Shape shape = shape_of(*p);
     TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
                                    cudaMemcpyDeviceToDevice, s));
-    const size_t patch = size_t(kU8Rows + p->mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
+    // the compiled sizes (3, 5, 7): [size][magnitude]
+    using Kernel = void (*)(const uint8_t *, uint8_t *, Shape);
+    const Kernel kernels[3][2] = {{conv_best_u8<3, false>, conv_best_u8<3, true>},
+                                  {conv_best_u8<5, false>, conv_best_u8<5, true>},
+                                  {conv_best_u8<7, false>, conv_best_u8<7, true>}};
+    const int k = p->mask_w / 2 - 1;
     factor_mask<<<1, 32, 0, s>>>(p->mask_w, p->mask_h);
-    const bool mag = p->magnitude != 0;
-    switch (p->mask_w) {
-    case 3: mag ? conv_best_u8<3, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<3, false><<<grid, block, patch, s>>>(in, out, shape); break;
-    case 5: mag ? conv_best_u8<5, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<5, false><<<grid, block, patch, s>>>(in, out, shape); break;
-    case 7: mag ? conv_best_u8<7, true><<<grid, block, patch, s>>>(in, out, shape) : conv_best_u8<7, false><<<grid, block, patch, s>>>(in, out, shape); break;
-    default: return TC_BAD_ARGUMENT;
-    }
+    kernels[k][p->magnitude ? 1 : 0]<<<grid, block, best_patch(*p), s>>>(in, out, shape);
     TC_LAUNCHED();
     return TC_OK;
 }

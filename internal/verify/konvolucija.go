@@ -306,7 +306,7 @@ func UnstackPlanes(stack []float32, w, h, planes, stride int) [][]float32 {
 }
 
 // ToUint8 is an 8-bit output pixel: the value clamped to 0..255 and rounded to the nearest, ties
-// to even (as the device's __float2int_rn); NaN gives 0 (as fmaxf).
+// to even (as the device's addition of 1.5 x 2^23); NaN gives 0 (as fmaxf).
 func ToUint8(v float64) uint8 {
 	if math.IsNaN(v) || v < 0 {
 		return 0
