@@ -205,11 +205,11 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 
 // ---- best: one pass, decoupled look-back (Merrill & Garland 2016), deterministic --------------
 //
-// Beyond the lecture. A tile is 256 threads x 16 elements (4096), taken in index order from a
-// counter (every tile a look-back waits for is running or done: no deadlock). Each warp owns
-// 512 contiguous elements as four rows of 128: a lane holds 4 contiguous elements of each row,
-// loaded as one 16-byte vector (the warp's load is one coalesced 512-byte line), with their head
-// flags as one 4-byte word. The lane folds its 4, the warp scans the lanes' folds (five
+// Beyond the lecture. A tile is 256 threads x 4 x ROWS elements (8192 or 16384: ROWS below),
+// taken in index order from a counter (every tile a look-back waits for is running or done: no
+// deadlock). Each warp owns ROWS rows of 128 contiguous elements: a lane holds 4 contiguous
+// elements of each row, loaded as one 16-byte vector (the warp's load is one coalesced 512-byte
+// line), with their head flags as one 4-byte word. The lane folds its 4, the warp scans the lanes' folds (five
 // shuffles) row by row with a running carry, the block combines its 8 warp totals in order, and
 // the tile publishes its aggregate. Warp 0 then looks back over 32 predecessors' status words at
 // once until one holds an inclusive prefix, and folds that prefix and the aggregates after it
