@@ -15,14 +15,8 @@
 #include <cstdio>
 #include <vector>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            printf("%s: %s\n", #x, cudaGetErrorString(e_));                                \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "timing.cuh"
+
 
 namespace {
 
@@ -69,7 +63,7 @@ __global__ void __launch_bounds__(T) conv_u8x(const uint8_t *in, uint8_t *out, S
             v[e] = __ldg(reinterpret_cast<const uint4 *>(in + int64_t(y) * s.w + x));
         } else {
             uint32_t w[4] = {0, 0, 0, 0};
-            for (int b = 0; b < 16; ++b) w[b / 4] |= uint32_t(pixel_byte(in, s, x + b, y)) << (8 * (b % 4));
+            for (int b = 0; b < 16; ++b) w[b / 4] |= uint32_t(pixel(in, s.w, s.h, x + b, y, s.border)) << (8 * (b % 4));
             v[e] = make_uint4(w[0], w[1], w[2], w[3]);
         }
     }
@@ -130,30 +124,6 @@ __global__ void __launch_bounds__(T) conv_u8x(const uint8_t *in, uint8_t *out, S
 
 __global__ void edge(const float *v, uint32_t *r) { r[0] = out_byte<0>(*v), r[1] = out_byte<2>(*v); }
 
-__global__ void spin(long long ns) {
-    const long long t0 = clock64();
-    while (clock64() - t0 < ns * 2) {}
-}
-
-template <typename F>
-float time_us(F f) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < 35; ++i) {
-        spin<<<1, 1>>>(50000);
-        CK(cudaEventRecord(a));
-        f();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (i >= 5) t.push_back(ms * 1000);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 }  // namespace
 

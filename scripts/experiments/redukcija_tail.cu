@@ -14,16 +14,10 @@
 #include <cuda/atomic>
 #include <vector>
 
+#include "timing.cuh"
+
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                               \
-    do {                                                                    \
-        cudaError_t e_ = (x);                                               \
-        if (e_ != cudaSuccess) {                                            \
-            printf("%s: %s\n", #x, cudaGetErrorString(e_));                 \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
@@ -118,30 +112,6 @@ __global__ void __launch_bounds__(T) cluster_sum(const float *a, float *result, 
     if (threadIdx.x == 0) *result = v, *ticket = 0;
 }
 
-__global__ void spin(long long cycles) {
-    const long long t0 = clock64();
-    while (clock64() - t0 < cycles) {}
-}
-
-template <typename F>
-float time_us(F f) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int i = 0; i < 60; ++i) {
-        spin<<<1, 1>>>(100000);  // about 50 us: the events time the kernel, not the host's launch
-        CK(cudaEventRecord(a));
-        f();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (i >= 10) t.push_back(ms * 1000);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 int main() {
     for (int64_t n : {int64_t(1000000), int64_t(1) << 24}) {
@@ -163,7 +133,7 @@ int main() {
             printf("n=%-9lld %-40s %7.2f us  sum %.6e (rel. error %.1e)\n", (long long)n, name, us, got, (got - want) / want);
         };
         const auto ticket_run = [&](const char *name, auto kernel, int blocks, int threads) {
-            report(name, time_us([&] { kernel<<<blocks, threads>>>(a, res, part, ticket, n); }));
+            report(name, time_us([&] { kernel<<<blocks, threads>>>(a, res, part, ticket, n); }, 50, 10));
         };
         ticket_run("ticket 245 x 256, 4 vectors", ticket_sum<256, 4>, 245, 256);
         ticket_run("ticket 132 x 256, 8 vectors", ticket_sum<256, 8>, 132, 256);
@@ -184,7 +154,7 @@ int main() {
                 cudaGetLastError();
                 return;
             }
-            report(name, time_us([&] { CK(cudaLaunchKernelEx(&cfg, kernel, (const float *)a, res, part, ticket, n)); }));
+            report(name, time_us([&] { CK(cudaLaunchKernelEx(&cfg, kernel, (const float *)a, res, part, ticket, n)); }, 50, 10));
         };
         cluster_run("one cluster of 16 x 1024, 4 vectors", cluster_sum<1024, 4>, 16, 1024, 16);
         cluster_run("one cluster of 16 x 1024, 8 vectors", cluster_sum<1024, 8>, 16, 1024, 16);
