@@ -4,6 +4,7 @@
 // host takes the root (and, where the variant's lesson says so, finishes the sum).
 #include "common.cuh"
 #include "primitives.cuh"
+#include "reduce_best.cuh"
 #include "tecaj/razdalja.h"
 #include <cmath>
 #include <cstring>
@@ -149,62 +150,12 @@ __global__ void razdalja_la2(const float *a, const float *b, float *sum, int64_t
         atomicAdd(sum, squared_difference(a[i], b[i]));
 }
 
-// Beyond the lecture: one launch. A resident wave of blocks reads with 16-byte loads, two
-// iterations in flight per thread; warp shuffles reduce each block; every block stores its
-// partial, and the last block to finish (a ticket counter) sums the partials in a fixed order.
-// No float atomics, so the result is the same from run to run. The last block resets the ticket,
-// leaving the scratch zeroed for the next run. Differences, squares and sums are float64 (as
-// redukcija's float32 norm and dot): a square of 1e20 overflows float32 and one of 1e-41
-// vanishes, and the distance of such inputs (6.55e21, 2.7e-20) would come out +Inf or 0; the
-// loads, not the arithmetic, set the time.
-__device__ __forceinline__ double squared_difference64(float x, float y) {
-    const double d = double(x) - double(y);  // one rounding (2^-53), none where the exponents are close
-    return d * d;
-}
-__device__ __forceinline__ double squared_difference64(float4 x, float4 y) {
-    return squared_difference64(x.x, y.x) + squared_difference64(x.y, y.y) + squared_difference64(x.z, y.z) +
-           squared_difference64(x.w, y.w);
-}
-
-__global__ void razdalja_best(const float *a, const float *b, double *sum, double *partials, unsigned *ticket,
-                              int64_t n) {
-    __shared__ tc::BlockReduceStorage<double> storage;
-    __shared__ bool last_block;
-    const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    double acc0 = 0.0, acc1 = 0.0;
-    int64_t done = 0;
-    if (((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & 15) == 0) {
-        const float4 *a4 = reinterpret_cast<const float4 *>(a), *b4 = reinterpret_cast<const float4 *>(b);
-        const int64_t n4 = n / 4;
-        int64_t i = tid;
-        for (; i + stride < n4; i += 2 * stride) {
-            const float4 x0 = a4[i], y0 = b4[i], x1 = a4[i + stride], y1 = b4[i + stride];
-            acc0 += squared_difference64(x0, y0);
-            acc1 += squared_difference64(x1, y1);
-        }
-        if (i < n4) acc0 += squared_difference64(a4[i], b4[i]);
-        done = n4 * 4;
-    }
-    for (int64_t i = done + tid; i < n; i += stride) acc1 += squared_difference64(a[i], b[i]);
-
-    const double block_total = tc::block_reduce<double, tc::Sum>(acc0 + acc1, storage);
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = block_total;
-        __threadfence();  // the partial is visible device-wide before the ticket says so
-        last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last_block) return;
-    double v = 0.0;
-    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v += __ldcg(partials + k);  // L2, not a stale L1
-    __syncthreads();  // the storage's first use is over in every warp
-    v = tc::block_reduce<double, tc::Sum>(v, storage);
-    if (threadIdx.x == 0) {
-        *sum = v;
-        *ticket = 0;
-    }
-}
+// Beyond the lecture: redukcija's one-launch engine (reduce_best.cuh) with the element map
+// (a - b)^2: 16-byte loads, several in flight a thread, a fixed-order (deterministic) combine of
+// the block partials by the last block, no float atomics. Differences, squares and sums are
+// float64 (as redukcija's float32 norm and dot): a square of 1e20 overflows float32 and one of
+// 1e-41 vanishes, and the distance of such inputs (6.55e21, 2.7e-20) would come out +Inf or 0;
+// the loads, not the arithmetic, set the time.
 
 // The baseline: CUB's device-wide sum over a transform iterator that squares the differences,
 // as a CUDA user would write it (thrust::inner_product does the same through CUB).
@@ -230,7 +181,7 @@ const tc_kernel kls3[] = {tc::kernel("razdalja_ls3", razdalja_ls3)};
 const tc_kernel kls4[] = {tc::kernel("razdalja_ls4", razdalja_ls4)};
 const tc_kernel kla1[] = {tc::kernel("razdalja_la1", razdalja_la1)};
 const tc_kernel kla2[] = {tc::kernel("razdalja_la2", razdalja_la2)};
-const tc_kernel kbest[] = {tc::kernel("razdalja_best", razdalja_best)};
+const tc_kernel kbest[] = {tc::kernel("reduce_best<f32,(a-b)^2 in f64>", tc::reduce_best<float, double, tc::Sum>)};
 
 const tc_variant variants[VARIANTS] = {
     {"g", "device squares the differences, host sums them sequentially (float64) and takes the root", "any n",
@@ -250,9 +201,9 @@ const tc_variant variants[VARIANTS] = {
      "n <= 2^22 (one float32 counter takes all n additions: its error bound, n*2^-24, reaches 1/4 there); "
      "larger n: la1 or best",
      "8n", 0, TC_KERNELS(kla2)},
-    {"best", "one launch: 16-byte loads, shuffle reductions, fixed-order (deterministic) combine of block partials; "
+    {"best", "redukcija's one-launch engine: 16-byte loads, fixed-order (deterministic) combine of block partials; "
              "differences and squares in float64 (no overflow at 1e20, no underflow at 1e-41)",
-     "any n", "8n", 0, TC_KERNELS(kbest)},
+     "any n; its own block of 256 threads", "8n", 0, TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Sum over a squared-difference transform iterator", "any n", "8n",
      TC_LIBRARY, nullptr, 0},
 };
@@ -269,7 +220,12 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
     tc_launch &p = out->launch;
     const int v = p.variant, threads = p.threads;
     const int64_t n = p.n;
-    if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n, v == VBEST ? 4 : 1);
+    if (v == VBEST) {  // the engine's block and grid
+        if (r->base.threads != 0 && r->base.threads != tc::kBestThreads) return TC_OUTSIDE_DOMAIN;
+        p.threads = tc::kBestThreads;
+        if (p.blocks == 0) p.blocks = tc::best_blocks(*dev, n, sizeof(float));  // (any grid covers any n)
+    }
+    if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
     const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds
     const int tree = tc::ceil_log2(threads);
     p.bytes_moved = 8.0 * double(n);
@@ -304,10 +260,10 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
     case VBEST:
         out->output = TC_RAZDALJA_SCALAR64;
         p.out_count = 2;
-        p.scratch_bytes = 16 + sizeof(double) * size_t(p.blocks);  // ticket (padded), partials
-        // a thread's terms (4 per float4 group), acc0 + acc1, the block tree, the last block's
-        // sequential pass over the partials and its tree
-        out->accumulation_depth = per_thread + 4 + tree + tc::ceil_div(p.blocks, threads) + tree;
+        p.scratch_bytes = 256 + tc::align256(sizeof(double) * size_t(p.blocks));  // ticket (padded), partials
+        // a thread's terms (each of its accumulators' chains, combined), the block tree, the last
+        // block's sequential pass over the partials and its tree
+        out->accumulation_depth = per_thread + tc::kBestVectors + tree + tc::ceil_div(p.blocks, p.threads) + tree;
         break;
     default: {  // cub
         // CUB's even-share reduce: assume no more than n/(multiprocessors*128) items per thread,
@@ -349,8 +305,9 @@ extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *
     case VBEST: {
         if (reinterpret_cast<uintptr_t>(out) & 7) return TC_BAD_ARGUMENT;  // one double
         unsigned *ticket = static_cast<unsigned *>(scratch);
-        double *partials = reinterpret_cast<double *>(ticket + 4);
-        razdalja_best<<<g, t, 0, s>>>(a, b, reinterpret_cast<double *>(out), partials, ticket, p->n);
+        double *partials = reinterpret_cast<double *>(static_cast<unsigned char *>(scratch) + 256);
+        tc::reduce_best<float, double, tc::Sum><<<g, t, 0, s>>>(a, b, tc::DIFF_SQUARE, reinterpret_cast<double *>(out),
+                                                                 partials, ticket, p->n);
         break;
     }
     case VCUB: {
