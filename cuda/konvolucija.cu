@@ -91,7 +91,7 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 // 1-D: a block of 256 threads owns 4096 outputs; the patch is loaded the same way, and each
 // output reads its mw taps from shared memory (one row: nothing to roll); 3, 5 and 7 taps are
 // compiled in.
-constexpr int kBestCols = 256, kBest1D = 4096, kBest1DThreads = 256;
+constexpr int kBestCols = 256, kBestThreads2D = kBestCols / 2, kBest1D = 4096, kBest1DThreads = 256;
 // (masks past 7 x 7 take the general path at x 8: a 31 x 31 patch then fits 48 KB of shared memory)
 __host__ __device__ constexpr int best_rows(int mask_h, bool magnitude) { return mask_h <= 3 || mask_h > 7 || magnitude ? 8 : 16; }
 
@@ -153,54 +153,76 @@ __global__ void factor_mask(int mw, int mh) {
 // (The float path keeps its full mask: on the H100 its separable form measured slower, 8192 x
 // 8192: 5 x 5 231.4 -> 236.5 us, the magnitude 227.0 -> 254.1; it keeps the mask as immediate
 // operands of its products, and its time goes to shared-memory latency and the memory.)
-// MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude.
+// MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude. Each thread
+// owns two adjacent columns: a patch row comes in as 8-byte pairs (a 5 x 5 mask: 3 shared reads
+// for two outputs instead of 10), and the outputs go out as pairs where the row allows.
 template <int MW, int MH, bool MAG>
-__global__ void __launch_bounds__(kBestCols) conv_best(const float *in, float *out, Shape s) {
+__global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, float *out, Shape s) {
     constexpr int kBestRows = best_rows(MH ? MH : TC_KONVOLUCIJA_MAX_2D, MAG);
     extern __shared__ float4 patch4[];
     float *patch = reinterpret_cast<float *>(patch4);
     const int mw = MW ? MW : s.mw, mh = MH ? MH : s.mh;
     const int x0 = blockIdx.x * kBestCols, y0 = blockIdx.y * kBestRows;
-    load_patch(in, s, patch, x0, y0, kBestCols, kBestRows, kBestCols);
+    load_patch(in, s, patch, x0, y0, kBestCols, kBestRows, kBestThreads2D);
     __syncthreads();
-    const int pw = kBestCols + 2 * margin(mw / 2), x = x0 + threadIdx.x;
+    const int P = margin(mw / 2), pw = kBestCols + 2 * P, x = x0 + 2 * int(threadIdx.x);  // the first of two columns
     if (x >= s.w) return;
-    const float *col = patch + threadIdx.x + margin(mw / 2) - mw / 2;  // the column's first tap
+    const bool second = x + 1 < s.w, pairs = second && s.w % 2 == 0 && (reinterpret_cast<uintptr_t>(out) & 7) == 0;
     float *o = out + int64_t(y0) * s.w + x;
     const int rows = min(kBestRows, s.h - y0);
     if constexpr (MW > 0) {  // rows roll through registers
-        float gx[kBestRows], gy[kBestRows];
+        // a row's values: columns x - R2 .. x + 1 + R2 (the radius rounded up to even: 8-byte reads)
+        constexpr int R = MW / 2, R2 = (R + 1) / 2 * 2, NV = 2 + 2 * R2;
+        const float2 *pairs_in = reinterpret_cast<const float2 *>(patch + P - R2 + 2 * int(threadIdx.x));
+        float gx[2][kBestRows], gy[2][kBestRows];
 #pragma unroll
-        for (int r = 0; r < kBestRows; ++r) gx[r] = gy[r] = 0.0f;
+        for (int r = 0; r < kBestRows; ++r) gx[0][r] = gx[1][r] = gy[0][r] = gy[1][r] = 0.0f;
 #pragma unroll
         for (int py = 0; py < kBestRows + MH - 1; ++py) {
-            float v[MW];
+            float v[NV];
 #pragma unroll
-            for (int i = 0; i < MW; ++i) v[i] = col[py * pw + i];
+            for (int q = 0; q < NV / 2; ++q) {
+                const float2 t = pairs_in[py * (pw / 2) + q];
+                v[2 * q] = t.x, v[2 * q + 1] = t.y;
+            }
 #pragma unroll
             for (int j = MH - 1; j >= 0; --j) {  // the output row this patch row meets with mask row j
                 const int r = py - j;
                 if (r < 0 || r >= kBestRows) continue;
 #pragma unroll
-                for (int i = 0; i < MW; ++i) {
-                    gx[r] += c_mask[j * MW + i] * v[i];
-                    if (MAG) gy[r] += c_mask[i * MW + j] * v[i];
-                }
+                for (int c = 0; c < 2; ++c)
+#pragma unroll
+                    for (int i = 0; i < MW; ++i) {
+                        gx[c][r] += c_mask[j * MW + i] * v[R2 - R + c + i];
+                        if (MAG) gy[c][r] += c_mask[i * MW + j] * v[R2 - R + c + i];
+                    }
             }
         }
 #pragma unroll
-        for (int r = 0; r < kBestRows; ++r)
-            if (r < rows) o[int64_t(r) * s.w] = MAG ? sqrtf(gx[r] * gx[r] + gy[r] * gy[r]) : gx[r];
+        for (int r = 0; r < kBestRows; ++r) {
+            if (r >= rows) break;
+            const float a = MAG ? sqrtf(gx[0][r] * gx[0][r] + gy[0][r] * gy[0][r]) : gx[0][r],
+                        b = MAG ? sqrtf(gx[1][r] * gx[1][r] + gy[1][r] * gy[1][r]) : gx[1][r];
+            if (pairs) {
+                *reinterpret_cast<float2 *>(o + int64_t(r) * s.w) = make_float2(a, b);
+            } else {
+                o[int64_t(r) * s.w] = a;
+                if (second) o[int64_t(r) * s.w + 1] = b;
+            }
+        }
     } else {  // any size: each output from the patch
-        for (int r = 0; r < rows; ++r) {
-            float gx = 0.0f, gy = 0.0f;
-            for (int j = 0; j < mh; ++j)
-                for (int i = 0; i < mw; ++i) {
-                    const float v = col[(r + j) * pw + i];
-                    gx += c_mask[j * mw + i] * v;
-                    if (MAG) gy += c_mask[i * mw + j] * v;
-                }
-            o[int64_t(r) * s.w] = MAG ? sqrtf(gx * gx + gy * gy) : gx;
+        for (int c = 0; c < 2 && x + c < s.w; ++c) {
+            const float *col = patch + 2 * int(threadIdx.x) + c + P - mw / 2;  // the column's first tap
+            for (int r = 0; r < rows; ++r) {
+                float gx = 0.0f, gy = 0.0f;
+                for (int j = 0; j < mh; ++j)
+                    for (int i = 0; i < mw; ++i) {
+                        const float v = col[(r + j) * pw + i];
+                        gx += c_mask[j * mw + i] * v;
+                        if (MAG) gy += c_mask[i * mw + j] * v;
+                    }
+                o[int64_t(r) * s.w + c] = MAG ? sqrtf(gx * gx + gy * gy) : gx;
+            }
         }
     }
 }
@@ -437,7 +459,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     out->block_x = one_d ? p.threads : 32;
     out->block_y = one_d ? 1 : p.threads / 32;
     if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 1024 x 16 by 128 threads)
-        const int threads = one_d ? kBest1DThreads : u8 ? kU8Threads : kBestCols;
+        const int threads = one_d ? kBest1DThreads : u8 ? kU8Threads : kBestThreads2D;
         if (r->base.threads != 0 && r->base.threads != threads) return TC_OUTSIDE_DOMAIN;
         p.threads = out->block_x = threads;
         out->block_y = 1;

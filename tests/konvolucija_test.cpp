@@ -84,6 +84,10 @@ bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int
            bool magnitude = false, int shift = 0) {
     const tc_device d = device();
     tc_konvolucija_plan p;
+    if (v == tc_variant_find(kProgram, "best")) {  // best has its own block: run it once, where the others take 256
+        if (threads != 256 && threads != 0) return false;
+        threads = 0;
+    }
     const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border, magnitude};
     const tc_status st = tc_konvolucija_make_plan(&r, &d, &p);
     if (st == TC_OUTSIDE_DOMAIN) return false;
@@ -253,6 +257,7 @@ TEST(Konvolucija, DomainsWithoutGPU) {
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 1));
+    EXPECT_EQ(p.launch.threads, 128);  // two columns a thread
     EXPECT_EQ(p.launch.blocks, 32);  // tiles of 256 x 8 (the magnitude)
     EXPECT_EQ(p.grid_y, 1024);
     ASSERT_EQ(TC_OK, best(2, 8192, 8192, 5, 5, 0));
