@@ -223,7 +223,7 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
     if (v == VBEST) {  // the engine's block and grid
         if (r->base.threads != 0 && r->base.threads != tc::kBestThreads) return TC_OUTSIDE_DOMAIN;
         p.threads = tc::kBestThreads;
-        if (p.blocks == 0) p.blocks = tc::best_blocks(*dev, n, sizeof(float));  // (any grid covers any n)
+        if (p.blocks == 0) p.blocks = tc::best_blocks<float, double, tc::Sum>(*dev, n);  // (any grid covers any n)
     }
     if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
     const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds

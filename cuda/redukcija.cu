@@ -595,7 +595,10 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
         return TC_OK;
     case VBEST: {
         if (r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;  // its block is fixed
-        p.blocks = best_blocks(*dev, n, element);
+        TC_TRY_STATUS(dispatch<true>(r->type, r->op, [&](auto t, auto acc, auto op) -> tc_status {
+            p.blocks = best_blocks<typename decltype(t)::type, typename decltype(acc)::type, decltype(op)>(*dev, n);
+            return TC_OK;
+        }));
         const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
         p.scratch_bytes = 256 + tc::align256(sizeof(double) * 2 * size_t(p.blocks));  // ticket, partials (<= 16 bytes)
         out->depth = per_thread + tree + tc::ceil_div(p.blocks, kBestThreads) + tree;

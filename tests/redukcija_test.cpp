@@ -335,3 +335,25 @@ TEST(Redukcija, LaunchesAsPlanned) {
                     }, describe(v, op, tc_redukcija_type(type), n, 0));
                 }
 }
+
+// best's grid at a large n is one resident wave as the kernel's registers allow it (the blocks an
+// SM holds, from the runtime), not as threads alone would (2048 / 256 = 8 an SM).
+TEST(Redukcija, BestGridIsOneResidentWave) {
+    REQUIRE_GPU();
+    const tc_device d = device();
+    const tc_variant *best = tc_variant_at(kProgram, find("best"));
+    ASSERT_NE(best, nullptr);
+    struct Case { tc_redukcija_op op; const char *kernel; };
+    for (Case c : {Case{TC_RED_SUM, "reduce_best<f32,sum>"}, Case{TC_RED_ARGMIN, "reduce_best<f32,argmin>"}}) {
+        const void *f = nullptr;
+        for (int k = 0; k < best->kernel_count; ++k)
+            if (std::string(best->kernels[k].name) == c.kernel) f = best->kernels[k].function;
+        ASSERT_NE(f, nullptr) << c.kernel;
+        int per_sm = 0;
+        ASSERT_EQ(cudaSuccess, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 256, 0));
+        tc_redukcija_plan p;
+        const tc_redukcija_request r{{find("best"), int64_t(1) << 28, 0, 0}, c.op, TC_RED_FLOAT32};
+        ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&r, &d, &p));
+        EXPECT_EQ(p.launch.blocks, d.multiprocessors * per_sm) << c.kernel << ": " << per_sm << " blocks an SM";
+    }
+}
