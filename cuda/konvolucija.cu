@@ -124,9 +124,11 @@ __device__ __forceinline__ void load_patch(const float *in, const Shape &s, floa
 // product of the full mask being one of these exactly: only the order of the additions differs.
 // One warp decides, once a run, in a launch of its own before the filter's (decided in every block
 // instead, its constant-memory reads at 32 addresses cost more than the separable sums saved).
+// It also says whether every tap is the same w >= 0 with 255 x taps x w < 255.5 (a box): then the
+// 8-bit path sums the bytes as integers and no output needs a clamp.
 struct Factors {
-    int separable;
-    float wx[8], wy[8];
+    int separable, uniform;
+    float w, wx[8], wy[8];
 };
 __device__ Factors g_factors;
 
@@ -147,7 +149,14 @@ __global__ void factor_mask(int mw, int mh) {
     bool exact = true;
     for (int k = lane; k < taps; k += 32) exact &= (c_mask[(k / mw) * mw + i0] / p) * c_mask[j0 * mw + k % mw] == c_mask[k];
     exact = __all_sync(~0u, exact);
-    if (lane == 0) g_factors.separable = exact;
+    bool same = true;  // (a NaN tap is never the same)
+    for (int k = lane; k < taps; k += 32) same &= c_mask[k] == c_mask[0];
+    same = __all_sync(~0u, same);
+    if (lane == 0) {
+        g_factors.separable = exact;
+        g_factors.w = c_mask[0];
+        g_factors.uniform = same && c_mask[0] >= 0.0f && 255.0 * taps * double(c_mask[0]) < 255.5;
+    }
 }
 
 // (The float path keeps its full mask: on the H100 its separable form measured slower, 8192 x
@@ -256,7 +265,8 @@ __global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, f
 // meet; the output rows roll through mh rows of 8 accumulators, and each row goes out (8 pixels,
 // one 8-byte word) as soon as its last patch row is in. Rounding: adding 1.5 x 2^23 rounds a value
 // in 0..255 to the nearest integer (ties to even) in the low byte. Separable masks (factor_mask)
-// take mw + mh products an output. Sums in float32, as the float path's.
+// take mw + mh products an output. Sums in float32, as the float path's; a box's sums in integers
+// (conv_u8_box).
 constexpr int kU8Threads = 128, kU8PerThread = 8, kU8Cols = kU8Threads * kU8PerThread, kU8Rows = 16, kU8Margin = 16;
 
 __device__ __forceinline__ float byte_float(uint32_t word, int k) {  // byte k of word, exactly
@@ -265,6 +275,19 @@ __device__ __forceinline__ float byte_float(uint32_t word, int k) {  // byte k o
 
 __device__ __forceinline__ uint32_t rounded_bits(float v) {  // the low byte: v clamped to 0..255, rounded (NaN: 0)
     return __float_as_uint(fminf(fmaxf(v, 0.0f), 255.0f) + 12582912.0f);
+}
+
+// A thread's 8 outputs of a row (the low bytes of q) to o: one 8-byte word where the row allows,
+// else byte by byte up to the row's end (left: the columns from o to the end).
+__device__ __forceinline__ void store_u8_row(const uint32_t (&q)[kU8PerThread], uint8_t *o, bool words, int left) {
+    if (words) {
+        *reinterpret_cast<uint2 *>(o) = make_uint2(__byte_perm(__byte_perm(q[0], q[1], 0x0040), __byte_perm(q[2], q[3], 0x0040), 0x5410),
+                                                   __byte_perm(__byte_perm(q[4], q[5], 0x0040), __byte_perm(q[6], q[7], 0x0040), 0x5410));
+    } else {
+#pragma unroll
+        for (int c = 0; c < kU8PerThread; ++c)
+            if (c < left) o[c] = uint8_t(q[c]);
+    }
 }
 
 // The rows of the tile: SEP: separable (wx, wy from factor_mask), else the full mask from c_mask.
@@ -329,16 +352,67 @@ __device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out,
             const float a = gx[(u + 1) % MH][c], b = gy[(u + 1) % MH][c];
             q[c] = rounded_bits(MAG ? sqrtf(a * a + b * b) : a);
         }
-        uint8_t *o = out + int64_t(y) * s.w + x;
-        if (words) {
-            const uint2 packed = make_uint2(__byte_perm(__byte_perm(q[0], q[1], 0x0040), __byte_perm(q[2], q[3], 0x0040), 0x5410),
-                                            __byte_perm(__byte_perm(q[4], q[5], 0x0040), __byte_perm(q[6], q[7], 0x0040), 0x5410));
-            *reinterpret_cast<uint2 *>(o) = packed;
-        } else {
+        store_u8_row(q, out + int64_t(y) * s.w + x, words, s.w - x);
+    }
+}
+
+// A box (Factors::uniform): the output is rne(S x w) with S the exact integer sum of the mw x mh
+// bytes, which takes integer adds instead of float products. Sums travel two to a register, 16
+// bits each (at most 49 x 255): one byte_perm spreads a word's bytes 0 and 2 (1 and 3) into a pair,
+// so a pair holds the columns c and c + 2, and a thread's 8 outputs are 4 pairs; a funnel shift
+// of two neighbouring pairs gives the pairs that start at columns 2 and 3 of a word. A patch row's
+// pairs sum mw neighbours (adds of three operands), its sums roll through mh rows of registers,
+// and an output row adds mh of them. S then goes to float exactly (2^23 + S as bits, minus 2^23),
+// and one fma with w and 1.5 x 2^23 rounds S x w once (ties to even) into the low byte: the float
+// path's product of the same w, without its float sum's rounding.
+__device__ __forceinline__ uint32_t pair_at(const uint32_t (&even)[4], const uint32_t (&odd)[4], int t) {
+    const int i = (t + 4) / 4, k = (t + 4) % 4;  // (x[t], x[t + 2]) for t = -4 .. 8, word 0 holding x[-4 .. -1]
+    return k == 0 ? even[i] : k == 1 ? odd[i] : __funnelshift_r(k == 2 ? even[i] : odd[i], k == 2 ? even[i + 1] : odd[i + 1], 16);
+}
+
+__device__ __forceinline__ uint32_t lane_rounded(uint32_t pair, uint32_t sel, float w) {  // sel 0x7610: the low lane, 0x7632: the high
+    const float sum = __uint_as_float(__byte_perm(pair, 0x4B000000u, sel)) - 8388608.0f;
+    return __float_as_uint(fmaf(sum, w, 12582912.0f));
+}
+
+template <int MW>
+__device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, const Shape &s, int x, int y0, float w) {
+    constexpr int MH = MW, R = MW / 2, PW = kU8Cols + 2 * kU8Margin;
+    uint32_t h[MH][4];  // patch row py's pair sums in slot py % MH: outputs (0, 2), (1, 3), (4, 6), (5, 7)
+    const bool words = s.w % 8 == 0 && (reinterpret_cast<uintptr_t>(out) & 7) == 0 && x + kU8PerThread <= s.w;
+    const int c0 = kU8Margin + (x % kU8Cols);
+#pragma unroll 1
+    for (int g = 0; g < (kU8Rows + MH - 2) / MH + 1; ++g)
 #pragma unroll
-            for (int c = 0; c < kU8PerThread; ++c)
-                if (x + c < s.w) o[c] = uint8_t(q[c]);
+    for (int u = 0; u < MH; ++u) {
+        const int py = g * MH + u;
+        if (py >= kU8Rows + MH - 1) break;
+        const uint8_t *row = patch + py * PW + c0;
+        const uint2 mid = *reinterpret_cast<const uint2 *>(row);
+        const uint32_t word[4] = {*reinterpret_cast<const uint32_t *>(row - 4), mid.x, mid.y,
+                                  *reinterpret_cast<const uint32_t *>(row + 8)};
+        uint32_t even[4], odd[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) even[i] = __byte_perm(word[i], 0, 0x4240), odd[i] = __byte_perm(word[i], 0, 0x4341);
+#pragma unroll
+        for (int p = 0; p < 4; ++p) {  // pair p: word p / 2 of the outputs, its odd columns if p is odd
+            uint32_t a = 0;
+#pragma unroll
+            for (int d = -R; d <= R; ++d) a += pair_at(even, odd, 4 * (p / 2) + p % 2 + d);
+            h[u][p] = a;
         }
+        const int r = py - (MH - 1), y = y0 + r;  // output row r has all its rows
+        if (r < 0 || y >= s.h) continue;
+        uint32_t q[kU8PerThread];
+#pragma unroll
+        for (int p = 0; p < 4; ++p) {
+            uint32_t v = 0;
+#pragma unroll
+            for (int j = 0; j < MH; ++j) v += h[(u - j + MH) % MH][p];
+            const int c = 4 * (p / 2) + p % 2;
+            q[c] = lane_rounded(v, 0x7610, w), q[c + 2] = lane_rounded(v, 0x7632, w);
+        }
+        store_u8_row(q, out + int64_t(y) * s.w + x, words, s.w - x);
     }
 }
 
@@ -350,7 +424,8 @@ __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_
                   kEach = (kChunks + kU8Threads - 1) / kU8Threads;
     extern __shared__ uint4 patch16[];
     const int x0 = blockIdx.x * kU8Cols, y0 = blockIdx.y * kU8Rows;
-    const int separable = g_factors.separable;  // read early: in flight with the patch
+    const int separable = g_factors.separable, uniform = MAG ? 0 : g_factors.uniform;  // read early: in flight with the patch
+    const float wu = g_factors.w;
     const bool vectors = s.w % 16 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
     uint4 v[kEach];  // every load issued before the first store
 #pragma unroll
@@ -373,7 +448,9 @@ __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_
     const int x = x0 + kU8PerThread * threadIdx.x;  // the thread's first column
     if (x >= s.w) return;
     const uint8_t *patch = reinterpret_cast<const uint8_t *>(patch16);
-    if (separable)
+    if (!MAG && uniform)
+        conv_u8_box<MW>(patch, out, s, x, y0, wu);
+    else if (separable)
         conv_u8_rows<MW, MAG, true>(patch, out, s, x, y0);
     else
         conv_u8_rows<MW, MAG, false>(patch, out, s, x, y0);
@@ -403,7 +480,8 @@ const tc_variant variants[VARIANTS] = {
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
     {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
-     "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there",
+     "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there, a box summed "
+     "as integers two to a register",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},

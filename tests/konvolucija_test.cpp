@@ -306,10 +306,10 @@ TEST(Konvolucija, BestUint8Images) {
                         std::vector<uint8_t> px(size_t(s.w) * s.h);
                         for (auto &p : px) p = uint8_t(rng());
                         Mask m = random_mask(k, k, seed);
-                        if (seed % 2) {  // separable masks (best's separable path): a box (in range), integer outer products
+                        if (seed % 2) {  // separable masks (best's separable path): a box, integer outer products
                             if (magnitude) m = separable_mask(k, seed, 0.125f);
-                            else m.wt.assign(size_t(k) * k, 1.0f / float(k * k));
-                        }
+                            else m.wt.assign(size_t(k) * k, seed % 4 == 1 ? 1.0f / float(k * k) : 0.25f);
+                        }  // (a box of 1/k^2: the integer path; of 0.25: outputs past 255, the float path's clamp)
                         tc_konvolucija_plan p;
                         const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude, TC_PIXEL_UINT8};
                         ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
