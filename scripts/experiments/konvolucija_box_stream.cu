@@ -1,0 +1,124 @@
+// Scratch experiment (not part of the product): the 8-bit 3x3 box with rows streamed through
+// registers instead of a shared-memory patch. The product's integer box (60.5 us at 8192 x 8192,
+// ncu: 56% issue, DRAM 58%) loads a whole patch, waits at a barrier, then computes, and the blocks
+// of a wave do so in step. Here each thread owns 16 columns of a strip of ROWS rows and walks down
+// it: row i + D's 16-byte load is issued before row i is summed (D rows in flight a thread, no
+// barrier), the byte either side comes from the neighbouring lanes by shuffles (the warp's first
+// and last lanes load 4 more bytes), and the sums, the rounding and the packing are the product's
+// (pair sums two to a register, lane_rounded). Replicate border, 8192 x 8192 only (w a multiple of
+// 16 x threads, h of ROWS); each variant's output compared with the product's bit for bit.
+// Build and run: bash scripts/experiments/run.sh (with carry ["gpu-bundle"]).
+#include "../../cuda/konvolucija.cu"
+#include <cstdio>
+#include <vector>
+
+#include "timing.cuh"
+
+namespace {
+
+template <int N>  // (x[t], x[t + 2]) for t = -4 .. 4N - 6, word 0 holding x[-4 .. -1]
+__device__ __forceinline__ uint32_t pair_of(const uint32_t (&even)[N], const uint32_t (&odd)[N], int t) {
+    const int i = (t + 4) / 4, k = (t + 4) % 4;
+    return k == 0 ? even[i] : k == 1 ? odd[i] : __funnelshift_r(k == 2 ? even[i] : odd[i], k == 2 ? even[i + 1] : odd[i + 1], 16);
+}
+
+template <int ROWS, int D>
+__global__ void __launch_bounds__(256) box_stream(const uint8_t *in, uint8_t *out, int w, int h, float wt) {
+    constexpr int N = ROWS + 2;  // input rows y0 - 1 .. y0 + ROWS
+    const int lane = threadIdx.x & 31, x = (blockIdx.x * blockDim.x + threadIdx.x) * 16, y0 = blockIdx.y * ROWS;
+    uint4 buf[D];
+    uint32_t lw[D], rw[D];
+    const auto load = [&](int i, int slot) {
+        const int yy = min(max(y0 - 1 + i, 0), h - 1);
+        const uint8_t *row = in + int64_t(yy) * w;
+        buf[slot] = __ldg(reinterpret_cast<const uint4 *>(row + x));
+        lw[slot] = lane == 0 && x > 0 ? __ldg(reinterpret_cast<const uint32_t *>(row + x - 4)) : 0u;
+        rw[slot] = lane == 31 && x + 16 < w ? __ldg(reinterpret_cast<const uint32_t *>(row + x + 16)) : 0u;
+    };
+#pragma unroll
+    for (int i = 0; i < D && i < N; ++i) load(i, i);
+    uint32_t hs[3][8];  // row i's pair sums in slot i % 3: outputs (0, 2), (1, 3), (4, 6), ... (13, 15)
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        const uint4 v = buf[i % D];
+        uint32_t left = lw[i % D], right = rw[i % D];
+        if (i + D < N) load(i + D, i % D);
+        const uint32_t up = __shfl_up_sync(~0u, v.w, 1), down = __shfl_down_sync(~0u, v.x, 1);
+        left = lane > 0 ? up : x > 0 ? left : (v.x & 0xffu) << 24;   // x[-1] in byte 3 (the border: x[0])
+        right = lane < 31 ? down : x + 16 < w ? right : v.w >> 24;  // x[16] in byte 0 (the border: x[15])
+        const uint32_t word[6] = {left, v.x, v.y, v.z, v.w, right};
+        uint32_t even[6], odd[6];
+#pragma unroll
+        for (int k = 0; k < 6; ++k) even[k] = __byte_perm(word[k], 0, 0x4240), odd[k] = __byte_perm(word[k], 0, 0x4341);
+#pragma unroll
+        for (int p = 0; p < 8; ++p) {
+            const int t = 4 * (p / 2) + p % 2;
+            hs[i % 3][p] = pair_of(even, odd, t - 1) + pair_of(even, odd, t) + pair_of(even, odd, t + 1);
+        }
+        if (i < 2) continue;
+        uint32_t q[16];
+#pragma unroll
+        for (int p = 0; p < 8; ++p) {
+            const uint32_t s = hs[0][p] + hs[1][p] + hs[2][p];
+            const int c = 4 * (p / 2) + p % 2;
+            q[c] = lane_rounded(s, 0x7610, wt), q[c + 2] = lane_rounded(s, 0x7632, wt);
+        }
+        uint32_t o[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            o[k] = __byte_perm(__byte_perm(q[4 * k], q[4 * k + 1], 0x0040), __byte_perm(q[4 * k + 2], q[4 * k + 3], 0x0040), 0x5410);
+        *reinterpret_cast<uint4 *>(out + int64_t(y0 + i - 2) * w + x) = make_uint4(o[0], o[1], o[2], o[3]);
+    }
+}
+
+}  // namespace
+
+int main() {
+    const int w = 8192, h = 8192;
+    const size_t n = size_t(w) * h;
+    std::vector<uint8_t> px(n);
+    uint64_t st = 1;
+    for (auto &p : px) p = uint8_t((st = st * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+    uint8_t *in, *ref, *out;
+    CK(cudaMalloc(&in, n));
+    CK(cudaMalloc(&ref, n));
+    CK(cudaMalloc(&out, n));
+    CK(cudaMemcpy(in, px.data(), n, cudaMemcpyHostToDevice));
+    const float wt = 1 / 9.f, box[9] = {wt, wt, wt, wt, wt, wt, wt, wt, wt};
+    CK(cudaMemcpyToSymbol(c_mask, box, sizeof box));
+    factor_mask<<<1, 32>>>(3, 3);
+    const Shape s{w, h, 3, 3, TC_BORDER_REPLICATE};
+    {  // the product's kernel (a box: its integer path)
+        const dim3 grid(w / kU8Cols, h / kU8Rows);
+        const size_t patch = size_t(kU8Rows + 2) * size_t(kU8Cols + 2 * kU8Margin);
+        const float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s); });
+        CK(cudaDeviceSynchronize());
+        printf("product conv_best_u8<3> (box):   %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
+    }
+    std::vector<uint8_t> want(n), got(n);
+    CK(cudaMemcpy(want.data(), ref, n, cudaMemcpyDeviceToHost));
+    const auto run = [&](const char *name, auto kernel, int rows, int threads) {
+        const dim3 grid(w / (16 * threads), h / rows);
+        CK(cudaMemset(out, 0xAB, n));
+        const float us = time_us([&] { kernel<<<grid, threads>>>(in, out, w, h, wt); });
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(got.data(), out, n, cudaMemcpyDeviceToHost));
+        size_t diff = 0;
+        for (size_t i = 0; i < n; ++i) diff += got[i] != want[i];
+        printf("%-32s %7.2f us (%.0f GB/s)  %s (%zu pixels differ)\n", name, us, 2.0 * n / us / 1e3,
+               diff ? "DIFFERS" : "same", diff);
+    };
+    run("stream ROWS 16 D 2 T 128", box_stream<16, 2>, 16, 128);
+    run("stream ROWS 16 D 4 T 128", box_stream<16, 4>, 16, 128);
+    run("stream ROWS 32 D 4 T 128", box_stream<32, 4>, 32, 128);
+    run("stream ROWS 32 D 6 T 128", box_stream<32, 6>, 32, 128);
+    run("stream ROWS 64 D 4 T 128", box_stream<64, 4>, 64, 128);
+    run("stream ROWS 32 D 4 T 256", box_stream<32, 4>, 32, 256);
+    run("stream ROWS 32 D 4 T 64", box_stream<32, 4>, 32, 64);
+    run("stream ROWS 8 D 4 T 128", box_stream<8, 4>, 8, 128);
+    {  // the copy ceiling, same bytes (read n, write n)
+        const float us = time_us([&] { CK(cudaMemcpyAsync(out, in, n, cudaMemcpyDeviceToDevice)); });
+        printf("copy of the same bytes:          %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
+    }
+    return 0;
+}
