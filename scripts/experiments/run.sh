@@ -17,7 +17,9 @@ build tail scripts/experiments/redukcija_tail.cu &
 build u8 scripts/experiments/konvolucija_u8_shapes.cu -L"$lib/lib" -ltecaj &
 build box scripts/experiments/konvolucija_box_stream.cu -L"$lib/lib" -ltecaj &
 wait
-for x in box tail u8; do
+build stream scripts/experiments/konvolucija_stream.cu -L"$lib/lib" -ltecaj &
+wait
+for x in box stream tail u8; do
   echo "=== $x" >>"$log"
   [[ -x /tmp/$x ]] && LD_LIBRARY_PATH=$lib/lib timeout 240 "/tmp/$x" >>"$log" 2>&1
 done
