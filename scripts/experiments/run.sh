@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the scratch experiments on the GPU host (one device call; one log back):
-#   bash scripts/experiments/run.sh            (with carry ["gpu-bundle"]: the 8-bit one links the bundle's library)
+#   bash scripts/experiments/run.sh [NAME...]   (with carry ["gpu-bundle"]: they link the bundle's library;
+#       NAME: box, stream, tail, u8; default all)
 # Each experiment's output goes to $OUT/experiments.log (or /tmp).
 set -u
 cd "$(dirname "$0")/../.."
@@ -13,13 +14,14 @@ build() { # build NAME SOURCE [nvcc options...]
   local name=$1 src=$2; shift 2
   nvcc -O3 -std=c++17 -arch=sm_90 -Icuda/include -Icuda "$src" "$@" -o "/tmp/$name" >>"$log" 2>&1 || echo "$name: build failed" >>"$log"
 }
-build tail scripts/experiments/redukcija_tail.cu &
-build u8 scripts/experiments/konvolucija_u8_shapes.cu -L"$lib/lib" -ltecaj &
-build box scripts/experiments/konvolucija_box_stream.cu -L"$lib/lib" -ltecaj &
+declare -A src=([box]=konvolucija_box_stream.cu [stream]=konvolucija_stream.cu [tail]=redukcija_tail.cu [u8]=konvolucija_u8_shapes.cu)
+which=${*:-box stream tail u8}
+for x in $which; do
+  [[ -n ${src[$x]:-} ]] || { echo "no experiment $x (one of: ${!src[*]})" | tee -a "$log"; exit 2; }
+  build "$x" "scripts/experiments/${src[$x]}" -L"$lib/lib" -ltecaj &
+done
 wait
-build stream scripts/experiments/konvolucija_stream.cu -L"$lib/lib" -ltecaj &
-wait
-for x in box stream tail u8; do
+for x in $which; do
   echo "=== $x" >>"$log"
   [[ -x /tmp/$x ]] && LD_LIBRARY_PATH=$lib/lib timeout 240 "/tmp/$x" >>"$log" 2>&1
 done
