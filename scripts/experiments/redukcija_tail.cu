@@ -5,7 +5,8 @@
 // a cluster's blocks meet at the cluster barrier and its first block sums their totals through
 // distributed shared memory, so one cluster needs no atomic at all and several clusters need one
 // ticket each instead of one a block. Every variant combines in a fixed order (the same bits every
-// run). Events behind a device-side delay, median of 50. Build and run on the GPU host:
+// run). Events behind a device-side delay, median of 50. The floors first: an empty launch, the
+// loads with no tail, the tail with no loads. Build and run on the GPU host:
 //   nvcc -O3 -std=c++17 -arch=sm_90 scripts/experiments/redukcija_tail.cu -o /tmp/tail && /tmp/tail
 #include <algorithm>
 #include <cooperative_groups.h>
@@ -76,6 +77,16 @@ __global__ void __launch_bounds__(T) ticket_sum(const float *a, float *result, f
     if (threadIdx.x == 0) *result = v, *ticket = 0;
 }
 
+// the floors: a launch that does nothing, and the loads and block sums with no tail (each block
+// stores its partial; no ticket, no last block: not a sum, a time)
+__global__ void empty_kernel() {}
+
+template <int T, int V>
+__global__ void __launch_bounds__(T) loads_only(const float *a, float *partials, int64_t n) {
+    const float total = block_sum<T>(thread_sum<V>(a, n));
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
 // clusters: the cluster's first block sums its blocks' totals through distributed shared memory;
 // one cluster writes the result, several take a ticket (one a cluster)
 template <int T, int V>
@@ -135,6 +146,14 @@ int main() {
         const auto ticket_run = [&](const char *name, auto kernel, int blocks, int threads) {
             report(name, time_us([&] { kernel<<<blocks, threads>>>(a, res, part, ticket, n); }, 50, 10));
         };
+        printf("n=%-9lld %-40s %7.2f us\n", (long long)n, "floor: an empty kernel",
+               time_us([&] { empty_kernel<<<245, 256>>>(); }, 50, 10));
+        printf("n=%-9lld %-40s %7.2f us\n", (long long)n, "floor: loads only, 245 x 256, 4 vectors",
+               time_us([&] { loads_only<256, 4><<<245, 256>>>(a, part, n); }, 50, 10));
+        printf("n=%-9lld %-40s %7.2f us\n", (long long)n, "floor: loads only, 1056 x 256, 1 vector",
+               time_us([&] { loads_only<256, 1><<<1056, 256>>>(a, part, n); }, 50, 10));
+        printf("n=%-9lld %-40s %7.2f us\n", (long long)n, "floor: the ticket tail alone (n = 0), 245",
+               time_us([&] { ticket_sum<256, 4><<<245, 256>>>(a, res, part, ticket, 0); }, 50, 10));
         ticket_run("ticket 245 x 256, 4 vectors", ticket_sum<256, 4>, 245, 256);
         ticket_run("ticket 132 x 256, 8 vectors", ticket_sum<256, 8>, 132, 256);
         ticket_run("ticket 132 x 512, 4 vectors", ticket_sum<512, 4>, 132, 512);
