@@ -76,9 +76,19 @@ inline int ceil_log2(int64_t x) {
 }
 
 // Blocks that fill the device once (one resident wave), at most enough to cover n with
-// `per_thread` elements a thread: the grid a grid-stride kernel wants.
-inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per_thread = 1) {
-    int64_t wave = int64_t(dev.multiprocessors) * (dev.max_threads_per_multiprocessor / threads);
+// `per_thread` elements a thread: the grid a grid-stride kernel wants. Given the kernel, the wave
+// counts the blocks its registers and shared memory let an SM hold (a kernel of 62 registers
+// fits 4 blocks of 256, not the 8 that threads alone allow); without it, or where the runtime
+// cannot say (a plan made without a GPU), threads alone.
+inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per_thread = 1,
+                       const void *kernel = nullptr, size_t shared = 0) {
+    int per_sm = 0;
+    if (!kernel || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared) != cudaSuccess ||
+        per_sm < 1) {
+        if (kernel) (void)cudaGetLastError();
+        per_sm = dev.max_threads_per_multiprocessor / threads;
+    }
+    int64_t wave = int64_t(dev.multiprocessors) * per_sm;
     int64_t need = ceil_div(n, int64_t(threads) * per_thread);
     int64_t b = need < wave ? need : wave;
     return int(b < 1 ? 1 : b);

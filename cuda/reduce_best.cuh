@@ -131,22 +131,12 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     }
 }
 
-// best's grid: a resident wave at most, and no more blocks than give each thread kBestVectors
-// 16-byte loads (small n: fewer partials for the last block). The wave counts the blocks the
-// kernel's registers let an SM hold (a float32 sum takes about 62 registers: 4 blocks of 256, not
-// the 8 that threads alone would allow); where the runtime cannot say (a plan made without a GPU),
-// threads alone.
+// best's grid: a resident wave (by the kernel's occupancy) at most, and no more blocks than give
+// each thread kBestVectors 16-byte loads (small n: fewer partials for the last block).
 template <typename T, typename A, typename Op>
 int best_blocks(const tc_device &dev, int64_t n) {
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_best<T, A, Op>, kBestThreads, 0) != cudaSuccess ||
-        per_sm < 1) {
-        (void)cudaGetLastError();
-        per_sm = dev.max_threads_per_multiprocessor / kBestThreads;
-    }
-    const int64_t wave = int64_t(dev.multiprocessors) * per_sm,
-                  need = ceil_div(n, int64_t(kBestThreads) * kBestVectors * int64_t(16 / sizeof(T)));
-    return int(need < 1 ? 1 : need < wave ? need : wave);
+    return wave_blocks(dev, kBestThreads, n, int64_t(kBestVectors) * int64_t(16 / sizeof(T)),
+                       reinterpret_cast<const void *>(reduce_best<T, A, Op>));
 }
 
 }  // namespace tc
