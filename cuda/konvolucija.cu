@@ -93,7 +93,8 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 // compiled in.
 constexpr int kBestCols = 256, kBestThreads2D = kBestCols / 2, kBest1D = 4096, kBest1DThreads = 256;
 // (masks past 7 x 7 take the general path at x 8: a 31 x 31 patch then fits 48 KB of shared memory)
-__host__ __device__ constexpr int best_rows(int mask_h, bool magnitude) { return mask_h <= 3 || mask_h > 7 || magnitude ? 8 : 16; }
+// (mask_h: the compiled-in size, 0 for the general path)
+__host__ __device__ constexpr int best_rows(int mask_h, bool magnitude) { return mask_h == 5 || mask_h == 7 ? (magnitude ? 8 : 16) : 8; }
 
 // The patch's left margin: the radius rounded up to 4, so a patch row starts 16-byte aligned
 // where the image row does.
@@ -167,7 +168,7 @@ __global__ void factor_mask(int mw, int mh) {
 // for two outputs instead of 10), and the outputs go out as pairs where the row allows.
 template <int MW, int MH, bool MAG>
 __global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, float *out, Shape s) {
-    constexpr int kBestRows = best_rows(MH ? MH : TC_KONVOLUCIJA_MAX_2D, MAG);
+    constexpr int kBestRows = best_rows(MH, MAG);
     extern __shared__ float4 patch4[];
     float *patch = reinterpret_cast<float *>(patch4);
     const int mw = MW ? MW : s.mw, mh = MH ? MH : s.mh;
@@ -290,6 +291,14 @@ __device__ __forceinline__ void store_u8_row(const uint32_t (&q)[kU8PerThread], 
     }
 }
 
+// A thread's columns of a patch row and 4 bytes either side (row: its first column): one 8-byte
+// and two 4-byte shared reads.
+__device__ __forceinline__ void patch_words(const uint8_t *row, uint32_t (&word)[4]) {
+    const uint2 mid = *reinterpret_cast<const uint2 *>(row);
+    word[0] = *reinterpret_cast<const uint32_t *>(row - 4), word[1] = mid.x, word[2] = mid.y;
+    word[3] = *reinterpret_cast<const uint32_t *>(row + 8);
+}
+
 // The rows of the tile: SEP: separable (wx, wy from factor_mask), else the full mask from c_mask.
 template <int MW, bool MAG, bool SEP>
 __device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out, const Shape &s, int x, int y0) {
@@ -308,10 +317,8 @@ __device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out,
     for (int u = 0; u < MH; ++u) {
         const int py = g * MH + u;
         if (py >= kU8Rows + MH - 1) break;
-        const uint8_t *row = patch + py * PW + c0;
-        const uint2 mid = *reinterpret_cast<const uint2 *>(row);
-        const uint32_t word[4] = {*reinterpret_cast<const uint32_t *>(row - 4), mid.x, mid.y,
-                                  *reinterpret_cast<const uint32_t *>(row + 8)};
+        uint32_t word[4];
+        patch_words(patch + py * PW + c0, word);
         float v[W];  // columns x - R .. x + 7 + R
 #pragma unroll
         for (int m = 0; m < W; ++m) v[m] = byte_float(word[(m + 4 - R) / 4], (m + 4 - R) % 4);
@@ -387,10 +394,8 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
     for (int u = 0; u < MH; ++u) {
         const int py = g * MH + u;
         if (py >= kU8Rows + MH - 1) break;
-        const uint8_t *row = patch + py * PW + c0;
-        const uint2 mid = *reinterpret_cast<const uint2 *>(row);
-        const uint32_t word[4] = {*reinterpret_cast<const uint32_t *>(row - 4), mid.x, mid.y,
-                                  *reinterpret_cast<const uint32_t *>(row + 8)};
+        uint32_t word[4];
+        patch_words(patch + py * PW + c0, word);
         uint32_t even[4], odd[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) even[i] = __byte_perm(word[i], 0, 0x4240), odd[i] = __byte_perm(word[i], 0, 0x4341);
@@ -491,9 +496,10 @@ const tc_program program = {"konvolucija", "pixels", variants, VARIANTS};
 
 Shape shape_of(const tc_konvolucija_plan &p) { return Shape{p.width, p.height, p.mask_w, p.mask_h, p.border}; }
 
-// best's compiled-in mask size (3, 5, 7; square), or the general path's 31 (its tile's rows)
+// best's compiled-in mask size: 3, 5 or 7 (square in 2-D), or 0 for the general path
 int compiled(const tc_konvolucija_plan &p) {
-    return p.mask_w == p.mask_h && (p.mask_w == 3 || p.mask_w == 5 || p.mask_w == 7) ? p.mask_w : TC_KONVOLUCIJA_MAX_2D;
+    const int w = p.mask_w;
+    return (p.dim == 1 || p.mask_h == w) && (w == 3 || w == 5 || w == 7) ? w : 0;
 }
 
 // best's patch in shared memory, bytes
@@ -602,7 +608,7 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
                                     {conv_best<3, 3, false>, conv_best<3, 3, true>},
                                     {conv_best<5, 5, false>, conv_best<5, 5, true>},
                                     {conv_best<7, 7, false>, conv_best<7, 7, true>}};
-        const int w = p->mask_w, k = (p->dim == 1 || p->mask_h == w) && (w == 3 || w == 5 || w == 7) ? w / 2 : 0;
+        const int k = compiled(*p) / 2;
         const Kernel kernel = p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
         kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape);
         break;
