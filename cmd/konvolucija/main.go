@@ -216,8 +216,7 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 			}
 		}
 	}
-	if opt.pixel == "uint8" { // the pixels as bytes (a 16-bit PNG's values rounded), and as floats for the reference
-		s.img = append([]float32(nil), s.img...)
+	if opt.pixel == "uint8" { // the pixels as bytes (a 16-bit PNG's values rounded, in place: rounding again changes nothing), and as floats for the reference
 		s.px = make([]uint8, len(s.img))
 		for i, v := range s.img {
 			s.px[i] = verify.ToUint8(float64(v))
