@@ -17,6 +17,7 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
 fi
 what=${1:-all}
 log=${OUT:-/tmp}/gpu-run.log
+mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
 export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so

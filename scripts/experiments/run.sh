@@ -6,6 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 log=${OUT:-/tmp}/experiments.log
+mkdir -p "$(dirname "$log")"
 : >"$log"
 nvidia-smi -L >>"$log" 2>&1
 lib=$(mktemp -d)
