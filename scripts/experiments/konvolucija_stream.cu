@@ -21,7 +21,7 @@ namespace {
 
 // MW x MW mask from c_mask (MW 3 or 5), MAG: the magnitude with the transpose; U rows a step of the
 // walk (a multiple of MW: the accumulator's and the prefetch's slots known when compiled).
-template <int MW, bool MAG, int ROWS, int U>
+template <int MW, bool MAG, int ROWS, int U, bool CS = false>
 __global__ void __launch_bounds__(128) conv_stream(const float *in, float *out, int w, int h) {
     constexpr int MH = MW, R = MW / 2, N = ROWS + MH - 1;  // input rows y0 - R .. y0 + ROWS - 1 + R
     static_assert(R <= 2 && U % MH == 0, "2 columns of halo from a neighbour; slots by u % MH");
@@ -80,7 +80,9 @@ __global__ void __launch_bounds__(128) conv_stream(const float *in, float *out, 
             res[c] = MAG ? sqrtf(gx[slot][c] * gx[slot][c] + gy[slot][c] * gy[slot][c]) : gx[slot][c];
             gx[slot][c] = gy[slot][c] = 0.0f;
         }
-        *reinterpret_cast<float4 *>(out + int64_t(y0 + o) * w + x) = make_float4(res[0], res[1], res[2], res[3]);
+        float4 *dst = reinterpret_cast<float4 *>(out + int64_t(y0 + o) * w + x);
+        if (CS) __stcs(dst, make_float4(res[0], res[1], res[2], res[3]));  // streaming: evict first
+        else *dst = make_float4(res[0], res[1], res[2], res[3]);
     }
 }
 
@@ -127,21 +129,23 @@ int main() {
                 sobel[9] = {1, 0, -1, 2, 0, -2, 1, 0, -1};
     CK(cudaMemcpyToSymbol(c_mask, box3, sizeof box3));
     product("product conv_best<3x3>", 3, false, conv_best<3, 3, false>);
-    run("stream 3x3 ROWS 32 U 3 T 128", conv_stream<3, false, 32, 3>, 32, 128);
-    run("stream 3x3 ROWS 32 U 6 T 128", conv_stream<3, false, 32, 6>, 32, 128);
-    run("stream 3x3 ROWS 64 U 6 T 128", conv_stream<3, false, 64, 6>, 64, 128);
-    run("stream 3x3 ROWS 64 U 6 T 64", conv_stream<3, false, 64, 6>, 64, 64);
+    run("stream 3x3 ROWS 32 U 6 T 128 cs", conv_stream<3, false, 32, 6, true>, 32, 128);
     CK(cudaMemcpyToSymbol(c_mask, m5, sizeof m5));
     product("product conv_best<5x5>", 5, false, conv_best<5, 5, false>);
-    run("stream 5x5 ROWS 32 U 5 T 128", conv_stream<5, false, 32, 5>, 32, 128);
-    run("stream 5x5 ROWS 64 U 5 T 128", conv_stream<5, false, 64, 5>, 64, 128);
     run("stream 5x5 ROWS 64 U 10 T 128", conv_stream<5, false, 64, 10>, 64, 128);
-    run("stream 5x5 ROWS 64 U 5 T 64", conv_stream<5, false, 64, 5>, 64, 64);
+    run("stream 5x5 ROWS 64 U 10 T 128 cs", conv_stream<5, false, 64, 10, true>, 64, 128);
+    run("stream 5x5 ROWS 32 U 10 T 128 cs", conv_stream<5, false, 32, 10, true>, 32, 128);
+    run("stream 5x5 ROWS 128 U 10 T 128 cs", conv_stream<5, false, 128, 10, true>, 128, 128);
+    run("stream 5x5 ROWS 64 U 10 T 64 cs", conv_stream<5, false, 64, 10, true>, 64, 64);
     CK(cudaMemcpyToSymbol(c_mask, sobel, sizeof sobel));
     product("product conv_best<3x3,magnitude>", 3, true, conv_best<3, 3, true>);
     run("stream sobel ROWS 32 U 3 T 128", conv_stream<3, true, 32, 3>, 32, 128);
-    run("stream sobel ROWS 64 U 6 T 128", conv_stream<3, true, 64, 6>, 64, 128);
-    run("stream sobel ROWS 64 U 6 T 64", conv_stream<3, true, 64, 6>, 64, 64);
+    run("stream sobel ROWS 32 U 3 T 128 cs", conv_stream<3, true, 32, 3, true>, 32, 128);
+    run("stream sobel ROWS 32 U 6 T 128 cs", conv_stream<3, true, 32, 6, true>, 32, 128);
+    run("stream sobel ROWS 16 U 3 T 128 cs", conv_stream<3, true, 16, 3, true>, 16, 128);
+    run("stream sobel ROWS 64 U 9 T 128 cs", conv_stream<3, true, 64, 9, true>, 64, 128);
+    run("stream sobel ROWS 32 U 3 T 64 cs", conv_stream<3, true, 32, 3, true>, 32, 64);
+    run("stream sobel ROWS 128 U 6 T 128 cs", conv_stream<3, true, 128, 6, true>, 128, 128);
     {  // the copy ceiling, same bytes (read 4n, write 4n)
         const float us = time_us([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); });
         printf("copy of the same bytes:            %7.2f us (%.0f GB/s)\n", us, 8.0 * n / us / 1e3);
