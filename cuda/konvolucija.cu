@@ -237,6 +237,116 @@ __global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, flo
     }
 }
 
+// 2-D, streamed (5 x 5 masks, and the 3 x 3 magnitude): the tiles above re-read 4 halo rows of 16
+// (2 of 8 for the magnitude) through shared memory after a barrier that the blocks of a wave wait at
+// in step (8192 x 8192 on the H100: 5 x 5 223 us, the magnitude 227, against 3 x 3's 192 and a
+// copy's 180). Here each thread owns 4 columns of a strip of ROWS rows and walks down it: a row's
+// 16-byte load is issued U rows before it is used (no shared memory, no barrier), the 2 columns
+// either side come from the neighbouring lanes by shuffles (a warp's first and last lanes load
+// them), and the outputs roll through MH rows of accumulators. Each output's products are added in
+// the tiles' order (rows down, columns across): the two paths give the same bits. Measured in one
+// run: 5 x 5 207.5 us with strips of 64 rows, U = 10 (32 rows: 224; 128: 320, too few blocks);
+// the magnitude 201.7 with strips of 16 and evict-first stores (32 rows: 208-218). Registers
+// decide it: the same code at 140 registers (3 blocks an SM) took 282 us, hence the launch
+// bounds; a second walk for the strips inside the image (no border checks) measured no faster
+// (208.2-208.8, 203.0). The 3 x 3 stays on the tiles (192 against 203.8 streamed). In the table
+// the mask's copy to constant memory adds about 2.7 us to each.
+constexpr int kStreamThreads = kBestThreads2D, kStreamCols = 4 * kStreamThreads;  // (the plan's threads: best's)
+__host__ __device__ constexpr int stream_rows(bool magnitude) { return magnitude ? 16 : 64; }
+
+// (VEC: rows of a multiple of 4 columns and 16-byte aligned views, 16-byte loads and stores; the
+// run picks it, the plan cannot know the views)
+template <int MW, bool MAG, bool VEC, int ROWS = stream_rows(MAG), int U = MAG ? 3 : 10, int BLOCKS = MAG ? 7 : 4>
+__global__ void __launch_bounds__(kStreamThreads, VEC ? BLOCKS : 1) conv_stream(const float *in, float *out, Shape s) {
+    constexpr int MH = MW, R = MW / 2, N = ROWS + MH - 1;  // input rows y0 - R .. y0 + ROWS - 1 + R
+    static_assert(R <= 2 && U % MH == 0, "2 columns of halo from a neighbour; a row's slots known when compiled");
+    const int lane = threadIdx.x & 31, x = (blockIdx.x * kStreamThreads + threadIdx.x) * 4, y0 = blockIdx.y * ROWS;
+    const bool zero = s.border == TC_BORDER_ZERO;
+    const auto at = [&](const float *row, int c) {  // column c of the row, the border's value outside it
+        return c >= 0 && c < s.w ? __ldg(row + c) : zero ? 0.0f : __ldg(row + (c < 0 ? 0 : s.w - 1));
+    };
+    // A thread's 2 columns either side come from its neighbouring lanes; a warp's first lane loads
+    // the 2 left of it and its last lane the 2 right of it where they lie in the row; outside the
+    // row they are the border's (0, or the thread's own edge column), and so for the last thread
+    // of the row (lanes past the row's end load columns in it, never used). Decided once, not a row.
+    const bool left_loads = lane == 0 && x > 0, right_in = x + 4 < s.w, right_loads = lane == 31 && right_in,
+               right_shuffles = lane < 31 && right_in;
+    const int xv = min(x, s.w - 4), hx = lane == 0 ? x - 2 : x + 4;  // (VEC: s.w >= 4)
+    float4 buf[U];  // rows in flight: the thread's 4 columns, and the 2 a warp's end loads
+    float2 halo[U];
+    const auto load = [&](int i, int slot) {
+        const int y = y0 - R + i;
+        const bool in_rows = i < N && (!zero || (y >= 0 && y < s.h));
+        const float *row = in + int64_t(min(max(y, 0), s.h - 1)) * s.w;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float2 e = make_float2(0.0f, 0.0f);
+        if constexpr (VEC) {
+            if (in_rows) v = __ldg(reinterpret_cast<const float4 *>(row + xv));
+            if (in_rows && (left_loads || right_loads)) e = __ldg(reinterpret_cast<const float2 *>(row + hx));
+        } else if (in_rows) {
+            v = make_float4(at(row, x), at(row, x + 1), at(row, x + 2), at(row, x + 3));
+            if (left_loads || right_loads) e = make_float2(at(row, hx), at(row, hx + 1));
+        }
+        buf[slot] = v, halo[slot] = e;
+    };
+#pragma unroll
+    for (int u = 0; u < U; ++u) load(u, u);
+    float gx[MH][4], gy[MH][4];  // output row r's sums in slot r % MH
+#pragma unroll
+    for (int j = 0; j < MH; ++j)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) gx[j][c] = gy[j][c] = 0.0f;
+#pragma unroll 1
+    for (int g = 0; g < (N + U - 1) / U; ++g)
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int i = g * U + u;  // the input row; output row i - j meets it with mask row j
+            if (i >= N) break;
+            const float4 v = buf[u];
+            const float2 h = halo[u];
+            load(i + U, u);
+            const float l0 = __shfl_up_sync(~0u, v.z, 1), l1 = __shfl_up_sync(~0u, v.w, 1);
+            const float r0 = __shfl_down_sync(~0u, v.x, 1), r1 = __shfl_down_sync(~0u, v.y, 1);
+            const float lb = zero ? 0.0f : v.x, rb = zero ? 0.0f : v.w;  // the border beyond the thread's columns
+            const float2 l = lane > 0 ? make_float2(l0, l1) : left_loads ? h : make_float2(lb, lb),
+                         r = right_shuffles ? make_float2(r0, r1) : right_loads ? h : make_float2(rb, rb);
+            const float c8[8] = {l.x, l.y, v.x, v.y, v.z, v.w, r.x, r.y};  // columns x - 2 .. x + 5
+#pragma unroll
+            for (int j = MH - 1; j >= 0; --j) {  // (an output's rows ascending, as the tiles add them)
+                const int o = i - j;
+                if (o < 0 || o >= ROWS) continue;
+                const int slot = ((u - j) % MH + MH) % MH;
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+#pragma unroll
+                    for (int k = 0; k < MW; ++k) {
+                        gx[slot][c] += c_mask[j * MW + k] * c8[2 - R + c + k];
+                        if (MAG) gy[slot][c] += c_mask[k * MW + j] * c8[2 - R + c + k];
+                    }
+            }
+            const int o = i - (MH - 1);  // this output row has all its rows
+            if (o < 0) continue;
+            const int slot = ((u - (MH - 1)) % MH + MH) % MH;
+            float res[4];
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                res[c] = MAG ? sqrtf(gx[slot][c] * gx[slot][c] + gy[slot][c] * gy[slot][c]) : gx[slot][c];
+                gx[slot][c] = gy[slot][c] = 0.0f;
+            }
+            if (y0 + o >= s.h || x >= s.w) continue;
+            float *dst = out + int64_t(y0 + o) * s.w + x;
+            if (VEC) {  // (the magnitude as measured: evict-first stores)
+                const float4 q = make_float4(res[0], res[1], res[2], res[3]);
+                if (MAG) __stcs(reinterpret_cast<float4 *>(dst), q);
+                else *reinterpret_cast<float4 *>(dst) = q;
+            } else {
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+                    if (x + c < s.w) dst[c] = res[c];
+            }
+        }
+}
+
 template <int MW>
 __global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, float *out, Shape s) {
     extern __shared__ float4 patch4[];
@@ -468,7 +578,12 @@ const tc_kernel kc[] = {tc::kernel("conv_c", conv_c)};
 const tc_kernel kt[] = {tc::kernel("conv_t", conv_t)};
 #define TC_K_BEST(W, H) tc::kernel("conv_best<" #W "x" #H ">", conv_best<W, H, false>), \
                         tc::kernel("conv_best<" #W "x" #H ",magnitude>", conv_best<W, H, true>)
-const tc_kernel kbest[] = {TC_K_BEST(3, 3), TC_K_BEST(5, 5), TC_K_BEST(7, 7), TC_K_BEST(0, 0),
+const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>), tc::kernel("conv_best<5x5,magnitude>", conv_best<5, 5, true>),
+                           tc::kernel("conv_stream<5x5>", conv_stream<5, false, true>),
+                           tc::kernel("conv_stream<5x5,unaligned>", conv_stream<5, false, false>),
+                           tc::kernel("conv_stream<3x3,magnitude>", conv_stream<3, true, true>),
+                           tc::kernel("conv_stream<3x3,magnitude,unaligned>", conv_stream<3, true, false>),
+                           TC_K_BEST(7, 7), TC_K_BEST(0, 0),
                            tc::kernel("conv_best1d<3>", conv_best1d<3>), tc::kernel("conv_best1d<5>", conv_best1d<5>),
                            tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>),
                            tc::kernel("conv_best_u8<3x3>", conv_best_u8<3, false>), tc::kernel("conv_best_u8<3x3,magnitude>", conv_best_u8<3, true>),
@@ -485,6 +600,7 @@ const tc_variant variants[VARIANTS] = {
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
     {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
+     "5 x 5 masks and the 3 x 3 magnitude streamed down strips of rows without shared memory; "
      "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there, a box summed "
      "as integers two to a register",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
@@ -502,8 +618,14 @@ int compiled(const tc_konvolucija_plan &p) {
     return (p.dim == 1 || p.mask_h == w) && (w == 3 || w == 5 || w == 7) ? w : 0;
 }
 
-// best's patch in shared memory, bytes
+// Whether best streams the plan's rows (conv_stream: 2-D float32, 5 x 5 masks and the 3 x 3 magnitude)
+bool streamed(const tc_konvolucija_plan &p) {
+    return p.dim == 2 && p.pixel == TC_PIXEL_FLOAT32 && compiled(p) == (p.magnitude ? 3 : 5);
+}
+
+// best's patch in shared memory, bytes (none where it streams)
 size_t best_patch(const tc_konvolucija_plan &p) {
+    if (streamed(p)) return 0;
     if (p.pixel == TC_PIXEL_UINT8) return size_t(kU8Rows + p.mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
     if (p.dim == 1) return sizeof(float) * size_t(kBest1D + 2 * margin(p.mask_w / 2));
     return sizeof(float) * size_t(best_rows(compiled(p), p.magnitude) + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
@@ -548,8 +670,10 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
         p.threads = out->block_x = threads;
         out->block_y = 1;
     }
-    const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : u8 ? kU8Cols : kBestCols) : out->block_x,
-              tile_y = p.variant == VBEST ? (one_d ? 1 : u8 ? kU8Rows : best_rows(compiled(*out), r->magnitude)) : out->block_y;
+    const bool stream = p.variant == VBEST && streamed(*out);
+    const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : u8 ? kU8Cols : stream ? kStreamCols : kBestCols) : out->block_x,
+              tile_y = p.variant == VBEST ? (one_d ? 1 : u8 ? kU8Rows : stream ? stream_rows(r->magnitude) : best_rows(compiled(*out), r->magnitude))
+                                          : out->block_y;
     const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
     if (gx > dev->max_grid_x || gy > 65535) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(gx);
@@ -605,11 +729,14 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
         using Kernel = void (*)(const float *, float *, Shape);
         const Kernel one_d[4] = {conv_best1d<0>, conv_best1d<3>, conv_best1d<5>, conv_best1d<7>};
         const Kernel two_d[4][2] = {{conv_best<0, 0, false>, conv_best<0, 0, true>},
-                                    {conv_best<3, 3, false>, conv_best<3, 3, true>},
-                                    {conv_best<5, 5, false>, conv_best<5, 5, true>},
+                                    {conv_best<3, 3, false>, nullptr},  // (nullptr: streamed)
+                                    {nullptr, conv_best<5, 5, true>},
                                     {conv_best<7, 7, false>, conv_best<7, 7, true>}};
         const int k = compiled(*p) / 2;
-        const Kernel kernel = p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
+        const Kernel stream[2][2] = {{conv_stream<5, false, false>, conv_stream<5, false, true>},  // [magnitude][16-byte rows]
+                                     {conv_stream<3, true, false>, conv_stream<3, true, true>}};
+        const bool vectors = p->width % 4 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
+        const Kernel kernel = streamed(*p) ? stream[p->magnitude][vectors] : p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
         kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape);
         break;
     }

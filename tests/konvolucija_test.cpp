@@ -143,12 +143,14 @@ TEST(Konvolucija, OneDimension) {
                     }
 }
 
+// (1028 x 77, 1100 x 140: best's streamed strips past the row's end, and strips inside the image)
 TEST(Konvolucija, TwoDimensions) {
     REQUIRE_GPU();
     uint64_t seed = 100;
     struct Size { int w, h; };
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (Size s : {Size{1, 1}, Size{1, 7}, Size{7, 1}, Size{33, 17}, Size{256, 40}, Size{1021, 769}, Size{4096, 4096}})
+        for (Size s : {Size{1, 1}, Size{1, 7}, Size{7, 1}, Size{8, 3}, Size{33, 17}, Size{256, 40}, Size{1028, 77}, Size{1100, 140},
+                       Size{1021, 769}, Size{4096, 4096}})
             for (Size m : {Size{3, 3}, Size{5, 5}, Size{7, 7}, Size{15, 15}, Size{31, 31}, Size{5, 3}})
                 for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE})
                     for (int threads : {64, 256, 1024}) {
@@ -165,7 +167,7 @@ TEST(Konvolucija, BestMagnitudeAndMisalignedViews) {
     const int best = tc_variant_find(kProgram, "best");
     uint64_t seed = 500;
     struct Size { int w, h; };
-    for (Size s : {Size{1, 1}, Size{9, 5}, Size{256, 40}, Size{1021, 769}})
+    for (Size s : {Size{1, 1}, Size{4, 1}, Size{9, 5}, Size{256, 40}, Size{1028, 77}, Size{1100, 140}, Size{1021, 769}})
         for (int k : {3, 5, 7, 9})
             for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE}) {
                 const Image im = random_image(s.w, s.h, ++seed);
@@ -256,12 +258,20 @@ TEST(Konvolucija, DomainsWithoutGPU) {
         const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, magnitude};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
-    ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 1));
+    ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 0));
     EXPECT_EQ(p.launch.threads, 128);  // two columns a thread
-    EXPECT_EQ(p.launch.blocks, 32);  // tiles of 256 x 8 (the magnitude)
+    EXPECT_EQ(p.launch.blocks, 32);  // tiles of 256 x 8
     EXPECT_EQ(p.grid_y, 1024);
+    ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 1));
+    EXPECT_EQ(p.launch.threads, 128);  // the magnitude streams: 4 columns a thread
+    EXPECT_EQ(p.launch.blocks, 16);  // strips of 512 x 16
+    EXPECT_EQ(p.grid_y, 512);
     ASSERT_EQ(TC_OK, best(2, 8192, 8192, 5, 5, 0));
-    EXPECT_EQ(p.grid_y, 512);  // 5 x 5: 256 x 16
+    EXPECT_EQ(p.launch.blocks, 16);  // 5 x 5 streams: strips of 512 x 64
+    EXPECT_EQ(p.grid_y, 128);
+    ASSERT_EQ(TC_OK, best(2, 8192, 8192, 5, 5, 1));
+    EXPECT_EQ(p.launch.blocks, 32);  // the 5 x 5 magnitude: tiles of 256 x 8
+    EXPECT_EQ(p.grid_y, 1024);
     ASSERT_EQ(TC_OK, best(2, 1021, 769, 31, 31, 0));
     EXPECT_EQ(p.grid_y, 97);  // the general path: 256 x 8
     ASSERT_EQ(TC_OK, best(1, 1 << 26, 1, 7, 1, 0));

@@ -10,6 +10,7 @@
 // Build and run: bash scripts/experiments/run.sh (with carry ["gpu-bundle"]).
 #include "../../cuda/konvolucija.cu"
 #include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include "timing.cuh"
@@ -22,55 +23,73 @@ __device__ __forceinline__ uint32_t pair_of(const uint32_t (&even)[N], const uin
     return k == 0 ? even[i] : k == 1 ? odd[i] : __funnelshift_r(k == 2 ? even[i] : odd[i], k == 2 ? even[i + 1] : odd[i + 1], 16);
 }
 
-template <int ROWS, int D, bool CS = false>
+template <int ROWS, int D, bool CS = false, int C = 16, bool FACTORS = false>
 __global__ void __launch_bounds__(256) box_stream(const uint8_t *in, uint8_t *out, int w, int h, float wt) {
-    constexpr int N = ROWS + 2;  // input rows y0 - 1 .. y0 + ROWS
-    const int lane = threadIdx.x & 31, x = (blockIdx.x * blockDim.x + threadIdx.x) * 16, y0 = blockIdx.y * ROWS;
-    uint4 buf[D];
+    constexpr int N = ROWS + 2, NW = C / 4 + 2;  // input rows y0 - 1 .. y0 + ROWS; words a row
+    using V = typename std::conditional<C == 16, uint4, uint2>::type;
+    if (FACTORS) {  // as the product would: the mask's factors read first (a box or not)
+        if (!g_factors.uniform) return;
+        wt = g_factors.w;
+    }
+    const int lane = threadIdx.x & 31, x = (blockIdx.x * blockDim.x + threadIdx.x) * C, y0 = blockIdx.y * ROWS;
+    V buf[D];
     uint32_t lw[D], rw[D];
     const auto load = [&](int i, int slot) {
         const int yy = min(max(y0 - 1 + i, 0), h - 1);
         const uint8_t *row = in + int64_t(yy) * w;
-        buf[slot] = __ldg(reinterpret_cast<const uint4 *>(row + x));
+        buf[slot] = __ldg(reinterpret_cast<const V *>(row + x));
         lw[slot] = lane == 0 && x > 0 ? __ldg(reinterpret_cast<const uint32_t *>(row + x - 4)) : 0u;
-        rw[slot] = lane == 31 && x + 16 < w ? __ldg(reinterpret_cast<const uint32_t *>(row + x + 16)) : 0u;
+        rw[slot] = lane == 31 && x + C < w ? __ldg(reinterpret_cast<const uint32_t *>(row + x + C)) : 0u;
     };
 #pragma unroll
     for (int i = 0; i < D && i < N; ++i) load(i, i);
-    uint32_t hs[3][8];  // row i's pair sums in slot i % 3: outputs (0, 2), (1, 3), (4, 6), ... (13, 15)
+    uint32_t hs[3][C / 2];  // row i's pair sums in slot i % 3: outputs (0, 2), (1, 3), (4, 6), ...
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        const uint4 v = buf[i % D];
+        const V v = buf[i % D];
         uint32_t left = lw[i % D], right = rw[i % D];
         if (i + D < N) load(i + D, i % D);
-        const uint32_t up = __shfl_up_sync(~0u, v.w, 1), down = __shfl_down_sync(~0u, v.x, 1);
-        left = lane > 0 ? up : x > 0 ? left : (v.x & 0xffu) << 24;   // x[-1] in byte 3 (the border: x[0])
-        right = lane < 31 ? down : x + 16 < w ? right : v.w >> 24;  // x[16] in byte 0 (the border: x[15])
-        const uint32_t word[6] = {left, v.x, v.y, v.z, v.w, right};
-        uint32_t even[6], odd[6];
+        uint32_t word[NW];
+        word[1] = v.x, word[2] = v.y;
+        if constexpr (C == 16) word[3] = reinterpret_cast<const uint4 &>(v).z, word[4] = reinterpret_cast<const uint4 &>(v).w;
+        const uint32_t last = word[NW - 2];
+        const uint32_t up = __shfl_up_sync(~0u, last, 1), down = __shfl_down_sync(~0u, v.x, 1);
+        word[0] = lane > 0 ? up : x > 0 ? left : (v.x & 0xffu) << 24;   // x[-1] in byte 3 (the border: x[0])
+        word[NW - 1] = lane < 31 ? down : x + C < w ? right : last >> 24;  // x[C] in byte 0 (the border: x[C-1])
+        uint32_t even[NW], odd[NW];
 #pragma unroll
-        for (int k = 0; k < 6; ++k) even[k] = __byte_perm(word[k], 0, 0x4240), odd[k] = __byte_perm(word[k], 0, 0x4341);
+        for (int k = 0; k < NW; ++k) even[k] = __byte_perm(word[k], 0, 0x4240), odd[k] = __byte_perm(word[k], 0, 0x4341);
 #pragma unroll
-        for (int p = 0; p < 8; ++p) {
+        for (int p = 0; p < C / 2; ++p) {
             const int t = 4 * (p / 2) + p % 2;
             hs[i % 3][p] = pair_of(even, odd, t - 1) + pair_of(even, odd, t) + pair_of(even, odd, t + 1);
         }
         if (i < 2) continue;
-        uint32_t q[16];
+        uint32_t q[C];
 #pragma unroll
-        for (int p = 0; p < 8; ++p) {
+        for (int p = 0; p < C / 2; ++p) {
             const uint32_t s = hs[0][p] + hs[1][p] + hs[2][p];
             const int c = 4 * (p / 2) + p % 2;
             q[c] = lane_rounded(s, 0x7610, wt), q[c + 2] = lane_rounded(s, 0x7632, wt);
         }
-        uint32_t o[4];
+        uint32_t o[C / 4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k)
+        for (int k = 0; k < C / 4; ++k)
             o[k] = __byte_perm(__byte_perm(q[4 * k], q[4 * k + 1], 0x0040), __byte_perm(q[4 * k + 2], q[4 * k + 3], 0x0040), 0x5410);
-        uint4 *dst = reinterpret_cast<uint4 *>(out + int64_t(y0 + i - 2) * w + x);
-        if (CS) __stcs(dst, make_uint4(o[0], o[1], o[2], o[3]));  // streaming: evict first
-        else *dst = make_uint4(o[0], o[1], o[2], o[3]);
+        uint8_t *dst = out + int64_t(y0 + i - 2) * w + x;
+        if constexpr (C == 16) {
+            if (CS) __stcs(reinterpret_cast<uint4 *>(dst), make_uint4(o[0], o[1], o[2], o[3]));  // streaming: evict first
+            else *reinterpret_cast<uint4 *>(dst) = make_uint4(o[0], o[1], o[2], o[3]);
+        } else {
+            if (CS) __stcs(reinterpret_cast<uint2 *>(dst), make_uint2(o[0], o[1]));
+            else *reinterpret_cast<uint2 *>(dst) = make_uint2(o[0], o[1]);
+        }
     }
+}
+
+__global__ void copy16(const uint8_t *in, uint8_t *out, int w) {
+    const int64_t i = int64_t(blockIdx.y) * w + (blockIdx.x * blockDim.x + threadIdx.x) * 16;
+    *reinterpret_cast<uint4 *>(out + i) = __ldg(reinterpret_cast<const uint4 *>(in + i));
 }
 
 }  // namespace
@@ -99,8 +118,8 @@ int main() {
     }
     std::vector<uint8_t> want(n), got(n);
     CK(cudaMemcpy(want.data(), ref, n, cudaMemcpyDeviceToHost));
-    const auto run = [&](const char *name, auto kernel, int rows, int threads) {
-        const dim3 grid(w / (16 * threads), h / rows);
+    const auto run = [&](const char *name, auto kernel, int rows, int threads, int cols = 16) {
+        const dim3 grid(w / (cols * threads), h / rows);
         CK(cudaMemset(out, 0xAB, n));
         const float us = time_us([&] { kernel<<<grid, threads>>>(in, out, w, h, wt); });
         CK(cudaGetLastError());
@@ -111,13 +130,17 @@ int main() {
                diff ? "DIFFERS" : "same", diff);
     };
     run("stream ROWS 64 D 4 T 128", box_stream<64, 4>, 64, 128);
-    run("stream ROWS 64 D 4 T 128 cs", box_stream<64, 4, true>, 64, 128);
     run("stream ROWS 8 D 4 T 128 cs", box_stream<8, 4, true>, 8, 128);
-    run("stream ROWS 16 D 4 T 64 cs", box_stream<16, 4, true>, 16, 64);
-    run("stream ROWS 32 D 8 T 128 cs", box_stream<32, 8, true>, 32, 128);
-    run("stream ROWS 64 D 8 T 64 cs", box_stream<64, 8, true>, 64, 64);
-    run("stream ROWS 128 D 4 T 128 cs", box_stream<128, 4, true>, 128, 128);
-    run("stream ROWS 32 D 4 T 32 cs", box_stream<32, 4, true>, 32, 32);
+    run("stream C 8 ROWS 16 D 4 T 128", box_stream<16, 4, false, 8>, 16, 128, 8);
+    run("stream C 8 ROWS 16 D 4 T 128 cs", box_stream<16, 4, true, 8>, 16, 128, 8);
+    run("stream C 8 ROWS 16 D 8 T 128 cs", box_stream<16, 8, true, 8>, 16, 128, 8);
+    run("stream C 8 ROWS 16 D 4 T 128 cs, factors", box_stream<16, 4, true, 8, true>, 16, 128, 8);
+    run("stream C 16 ROWS 16 D 4 T 64 cs, factors", box_stream<16, 4, true, 16, true>, 16, 64);
+    run("stream C 16 ROWS 8 D 4 T 128 cs, factors", box_stream<8, 4, true, 16, true>, 8, 128);
+    {  // a plain copy kernel: 16 bytes a thread, the same grid as C 16 ROWS 8 T 128
+        const float us = time_us([&] { copy16<<<dim3(w / 2048, h), 128>>>(in, out, w); });
+        printf("copy kernel, 16 bytes a thread:   %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
+    }
     {  // the copy ceiling, same bytes (read n, write n)
         const float us = time_us([&] { CK(cudaMemcpyAsync(out, in, n, cudaMemcpyDeviceToDevice)); });
         printf("copy of the same bytes:          %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);

@@ -22,7 +22,7 @@ namespace {
 // MW x MW mask from c_mask (MW 3 or 5), MAG: the magnitude with the transpose; U rows a step of the
 // walk (a multiple of MW: the accumulator's and the prefetch's slots known when compiled).
 template <int MW, bool MAG, int ROWS, int U, bool CS = false>
-__global__ void __launch_bounds__(128) conv_stream(const float *in, float *out, int w, int h) {
+__global__ void __launch_bounds__(128) exp_stream(const float *in, float *out, int w, int h) {
     constexpr int MH = MW, R = MW / 2, N = ROWS + MH - 1;  // input rows y0 - R .. y0 + ROWS - 1 + R
     static_assert(R <= 2 && U % MH == 0, "2 columns of halo from a neighbour; slots by u % MH");
     const int lane = threadIdx.x & 31, x = (blockIdx.x * blockDim.x + threadIdx.x) * 4, y0 = blockIdx.y * ROWS;
@@ -123,29 +123,45 @@ int main() {
             if (!(got[i] == want[i])) ++diff, worst = std::isnan(got[i]) ? INFINITY : std::max(worst, std::fabs(double(got[i]) - want[i]));
         printf("%-34s %7.2f us (%.0f GB/s)  %zu pixels differ, largest %.3g\n", name, us, 8.0 * n / us / 1e3, diff, worst);
     };
+    const auto streamed = [&](const char *name, auto kernel, int rows, tc_border border) {  // the product's conv_stream
+        const int k = rows == 16 ? 3 : 5;  // (the magnitude's strips: 16 rows)
+        const Shape s{w, h, k, k, border};
+        const dim3 grid(w / kStreamCols, h / rows);
+        CK(cudaMemset(out, 0xFF, n * 4));
+        const float us = time_us([&] { kernel<<<grid, kStreamThreads>>>(in, out, s); });
+        CK(cudaGetLastError());
+        CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
+        size_t diff = 0;
+        for (size_t i = 0; i < n; ++i) diff += !(got[i] == want[i]);
+        printf("%-34s %7.2f us (%.0f GB/s)  %zu pixels differ from the tiles (zero border)\n", name, us, 8.0 * n / us / 1e3, diff);
+    };
     float m5[25];
     for (int k = 0; k < 25; ++k) m5[k] = float((k * 7) % 11 - 5) / 16.0f;  // an asymmetric 5 x 5
     const float box3[9] = {1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f},
                 sobel[9] = {1, 0, -1, 2, 0, -2, 1, 0, -1};
     CK(cudaMemcpyToSymbol(c_mask, box3, sizeof box3));
     product("product conv_best<3x3>", 3, false, conv_best<3, 3, false>);
-    run("stream 3x3 ROWS 32 U 6 T 128 cs", conv_stream<3, false, 32, 6, true>, 32, 128);
+    run("stream 3x3 ROWS 32 U 6 T 128 cs", exp_stream<3, false, 32, 6, true>, 32, 128);
     CK(cudaMemcpyToSymbol(c_mask, m5, sizeof m5));
     product("product conv_best<5x5>", 5, false, conv_best<5, 5, false>);
-    run("stream 5x5 ROWS 64 U 10 T 128", conv_stream<5, false, 64, 10>, 64, 128);
-    run("stream 5x5 ROWS 64 U 10 T 128 cs", conv_stream<5, false, 64, 10, true>, 64, 128);
-    run("stream 5x5 ROWS 32 U 10 T 128 cs", conv_stream<5, false, 32, 10, true>, 32, 128);
-    run("stream 5x5 ROWS 128 U 10 T 128 cs", conv_stream<5, false, 128, 10, true>, 128, 128);
-    run("stream 5x5 ROWS 64 U 10 T 64 cs", conv_stream<5, false, 64, 10, true>, 64, 64);
+    run("stream 5x5 ROWS 64 U 10 T 128", exp_stream<5, false, 64, 10>, 64, 128);
+    streamed("product conv_stream<5x5> zero", conv_stream<5, false, true>, 64, TC_BORDER_ZERO);
+    streamed("product conv_stream<5x5> replicate", conv_stream<5, false, true>, 64, TC_BORDER_REPLICATE);
+    run("stream 5x5 ROWS 64 U 10 T 128 cs", exp_stream<5, false, 64, 10, true>, 64, 128);
+    run("stream 5x5 ROWS 32 U 10 T 128 cs", exp_stream<5, false, 32, 10, true>, 32, 128);
+    run("stream 5x5 ROWS 128 U 10 T 128 cs", exp_stream<5, false, 128, 10, true>, 128, 128);
+    run("stream 5x5 ROWS 64 U 10 T 64 cs", exp_stream<5, false, 64, 10, true>, 64, 64);
     CK(cudaMemcpyToSymbol(c_mask, sobel, sizeof sobel));
     product("product conv_best<3x3,magnitude>", 3, true, conv_best<3, 3, true>);
-    run("stream sobel ROWS 32 U 3 T 128", conv_stream<3, true, 32, 3>, 32, 128);
-    run("stream sobel ROWS 32 U 3 T 128 cs", conv_stream<3, true, 32, 3, true>, 32, 128);
-    run("stream sobel ROWS 32 U 6 T 128 cs", conv_stream<3, true, 32, 6, true>, 32, 128);
-    run("stream sobel ROWS 16 U 3 T 128 cs", conv_stream<3, true, 16, 3, true>, 16, 128);
-    run("stream sobel ROWS 64 U 9 T 128 cs", conv_stream<3, true, 64, 9, true>, 64, 128);
-    run("stream sobel ROWS 32 U 3 T 64 cs", conv_stream<3, true, 32, 3, true>, 32, 64);
-    run("stream sobel ROWS 128 U 6 T 128 cs", conv_stream<3, true, 128, 6, true>, 128, 128);
+    run("stream sobel ROWS 32 U 3 T 128", exp_stream<3, true, 32, 3>, 32, 128);
+    run("stream sobel ROWS 32 U 3 T 128 cs", exp_stream<3, true, 32, 3, true>, 32, 128);
+    run("stream sobel ROWS 32 U 6 T 128 cs", exp_stream<3, true, 32, 6, true>, 32, 128);
+    run("stream sobel ROWS 16 U 3 T 128 cs", exp_stream<3, true, 16, 3, true>, 16, 128);
+    streamed("product conv_stream<3x3,mag> zero", conv_stream<3, true, true>, 16, TC_BORDER_ZERO);
+    streamed("product conv_stream<3x3,mag> replicate", conv_stream<3, true, true>, 16, TC_BORDER_REPLICATE);
+    run("stream sobel ROWS 64 U 9 T 128 cs", exp_stream<3, true, 64, 9, true>, 64, 128);
+    run("stream sobel ROWS 32 U 3 T 64 cs", exp_stream<3, true, 32, 3, true>, 32, 64);
+    run("stream sobel ROWS 128 U 6 T 128 cs", exp_stream<3, true, 128, 6, true>, 128, 128);
     {  // the copy ceiling, same bytes (read 4n, write 4n)
         const float us = time_us([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); });
         printf("copy of the same bytes:            %7.2f us (%.0f GB/s)\n", us, 8.0 * n / us / 1e3);
