@@ -531,6 +531,67 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
     }
 }
 
+// The 3 x 3 box streamed: the patch kernel loads its whole patch, waits at a barrier, then sums,
+// and the blocks of a wave do so in step (ncu: issue 56%, DRAM 58%; 8192 x 8192 60.5 us against a
+// copy's 48.3). Here each thread walks its 8 columns down the tile's 16 rows without shared
+// memory: a row's 8-byte load is issued kBoxAhead rows before it is summed, the byte either side
+// comes from the neighbouring lanes by shuffles (a warp's first and last lanes load a word), and
+// the sums, the rounding and the packing are conv_u8_box's, so the bits are the same. Rows whose
+// width is a multiple of 8 on 8-byte aligned views (the patch kernel takes the others). Measured
+// in the scratch experiment's harness, 8192 x 8192: 53.9 us against the patch kernel's 66.0 there;
+// in the table, with the mask's copy and factor_mask's launch before it, 61.0-61.5 -> 59.9.
+constexpr int kBoxAhead = 8;
+__device__ __forceinline__ void box_stream(const uint8_t *in, uint8_t *out, const Shape &s, float w) {
+    constexpr int N = kU8Rows + 2;  // input rows y0 - 1 .. y0 + 16
+    const int lane = threadIdx.x & 31, x = blockIdx.x * kU8Cols + kU8PerThread * int(threadIdx.x), y0 = blockIdx.y * kU8Rows;
+    const bool zero = s.border == TC_BORDER_ZERO;
+    // outside the row: the border's byte (0, or the thread's own edge column), and so for the last
+    // thread of the row (lanes past the row's end load columns in it, never used)
+    const bool left_loads = lane == 0 && x > 0, right_in = x + kU8PerThread < s.w, right_loads = lane == 31 && right_in,
+               right_shuffles = lane < 31 && right_in;
+    const int xv = min(x, s.w - kU8PerThread), hx = lane == 0 ? x - 4 : x + kU8PerThread;
+    uint2 buf[kBoxAhead];
+    uint32_t edge[kBoxAhead];
+    const auto load = [&](int i, int slot) {
+        const int y = y0 - 1 + i;
+        const bool in_rows = i < N && (!zero || (y >= 0 && y < s.h));
+        const uint8_t *row = in + int64_t(min(max(y, 0), s.h - 1)) * s.w;
+        buf[slot] = in_rows ? __ldg(reinterpret_cast<const uint2 *>(row + xv)) : make_uint2(0u, 0u);
+        edge[slot] = in_rows && (left_loads || right_loads) ? __ldg(reinterpret_cast<const uint32_t *>(row + hx)) : 0u;
+    };
+#pragma unroll
+    for (int i = 0; i < kBoxAhead; ++i) load(i, i);
+    uint32_t h[3][4];  // row i's pair sums in slot i % 3: outputs (0, 2), (1, 3), (4, 6), (5, 7)
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        const uint2 v = buf[i % kBoxAhead];
+        const uint32_t e = edge[i % kBoxAhead];
+        if (i + kBoxAhead < N) load(i + kBoxAhead, i % kBoxAhead);
+        const uint32_t up = __shfl_up_sync(~0u, v.y, 1), down = __shfl_down_sync(~0u, v.x, 1);
+        // word 0 holds x[-4 .. -1] (only x[-1], byte 3, is summed), word 3 x[8 .. 11] (only x[8])
+        const uint32_t word[4] = {lane > 0 ? up : left_loads ? e : zero ? 0u : (v.x & 0xffu) << 24, v.x, v.y,
+                                  right_shuffles ? down : right_loads ? e : zero ? 0u : v.y >> 24};
+        uint32_t even[4], odd[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) even[k] = __byte_perm(word[k], 0, 0x4240), odd[k] = __byte_perm(word[k], 0, 0x4341);
+#pragma unroll
+        for (int p = 0; p < 4; ++p) {
+            const int t = 4 * (p / 2) + p % 2;
+            h[i % 3][p] = pair_at(even, odd, t - 1) + pair_at(even, odd, t) + pair_at(even, odd, t + 1);
+        }
+        const int y = y0 + i - 2;  // the output row that has all its rows
+        if (i < 2 || y >= s.h || x >= s.w) continue;
+        uint32_t q[kU8PerThread];
+#pragma unroll
+        for (int p = 0; p < 4; ++p) {
+            const uint32_t sum = h[0][p] + h[1][p] + h[2][p];
+            const int c = 4 * (p / 2) + p % 2;
+            q[c] = lane_rounded(sum, 0x7610, w), q[c + 2] = lane_rounded(sum, 0x7632, w);
+        }
+        store_u8_row(q, out + int64_t(y) * s.w + x, true, kU8PerThread);
+    }
+}
+
 template <int MW, bool MAG>
 __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_best_u8(const uint8_t *in, uint8_t *out, Shape s) {
     constexpr int MH = MW, R = MW / 2;
@@ -541,6 +602,12 @@ __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_
     const int x0 = blockIdx.x * kU8Cols, y0 = blockIdx.y * kU8Rows;
     const int separable = g_factors.separable, uniform = MAG ? 0 : g_factors.uniform;  // read early: in flight with the patch
     const float wu = g_factors.w;
+    if constexpr (MW == 3 && !MAG) {  // (a box: uniform; the summed rows' order is conv_u8_box's)
+        if (uniform && s.w % 8 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
+            box_stream(in, out, s, wu);
+            return;
+        }
+    }
     const bool vectors = s.w % 16 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
     uint4 v[kEach];  // every load issued before the first store
 #pragma unroll
@@ -602,7 +669,7 @@ const tc_variant variants[VARIANTS] = {
     {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
      "5 x 5 masks and the 3 x 3 magnitude streamed down strips of rows without shared memory; "
      "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there, a box summed "
-     "as integers two to a register",
+     "as integers two to a register (a 3 x 3 box streamed down the rows)",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
