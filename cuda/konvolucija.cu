@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(kStreamThreads, VEC ? BLOCKS : 1) conv_stream(
     // the 2 left of it and its last lane the 2 right of it where they lie in the row; outside the
     // row they are the border's (0, or the thread's own edge column), and so for the last thread
     // of the row (lanes past the row's end load columns in it, never used). Decided once, not a row.
-    const bool left_loads = lane == 0 && x > 0, right_in = x + 4 < s.w, right_loads = lane == 31 && right_in,
+    const bool left_loads = lane == 0 && x > 0 && x < s.w, right_in = x + 4 < s.w, right_loads = lane == 31 && right_in,
                right_shuffles = lane < 31 && right_in;
     const int xv = min(x, s.w - 4), hx = lane == 0 ? x - 2 : x + 4;  // (VEC: s.w >= 4)
     float4 buf[U];  // rows in flight: the thread's 4 columns, and the 2 a warp's end loads
@@ -547,7 +547,7 @@ __device__ __forceinline__ void box_stream(const uint8_t *in, uint8_t *out, cons
     const bool zero = s.border == TC_BORDER_ZERO;
     // outside the row: the border's byte (0, or the thread's own edge column), and so for the last
     // thread of the row (lanes past the row's end load columns in it, never used)
-    const bool left_loads = lane == 0 && x > 0, right_in = x + kU8PerThread < s.w, right_loads = lane == 31 && right_in,
+    const bool left_loads = lane == 0 && x > 0 && x < s.w, right_in = x + kU8PerThread < s.w, right_loads = lane == 31 && right_in,
                right_shuffles = lane < 31 && right_in;
     const int xv = min(x, s.w - kU8PerThread), hx = lane == 0 ? x - 4 : x + kU8PerThread;
     uint2 buf[kBoxAhead];
