@@ -492,6 +492,35 @@ __device__ __forceinline__ uint32_t lane_rounded(uint32_t pair, uint32_t sel, fl
     return __float_as_uint(fmaf(sum, w, 12582912.0f));
 }
 
+// A row's pair sums (words as patch_words gives them): pair p holds the sums of the 2R + 1
+// neighbours of outputs (0, 2), (1, 3), (4, 6), (5, 7).
+template <int R>
+__device__ __forceinline__ void row_pair_sums(const uint32_t (&word)[4], uint32_t (&h)[4]) {
+    uint32_t even[4], odd[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) even[i] = __byte_perm(word[i], 0, 0x4240), odd[i] = __byte_perm(word[i], 0, 0x4341);
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {  // pair p: word p / 2 of the outputs, its odd columns if p is odd
+        uint32_t a = 0;
+#pragma unroll
+        for (int d = -R; d <= R; ++d) a += pair_at(even, odd, 4 * (p / 2) + p % 2 + d);
+        h[p] = a;
+    }
+}
+
+// An output row from its MH rows' pair sums (the last row in slot u): S x w rounded, the bytes in q.
+template <int MH>
+__device__ __forceinline__ void box_row(const uint32_t (&h)[MH][4], int u, float w, uint32_t (&q)[kU8PerThread]) {
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+        uint32_t v = 0;
+#pragma unroll
+        for (int j = 0; j < MH; ++j) v += h[(u - j + MH) % MH][p];
+        const int c = 4 * (p / 2) + p % 2;
+        q[c] = lane_rounded(v, 0x7610, w), q[c + 2] = lane_rounded(v, 0x7632, w);
+    }
+}
+
 template <int MW>
 __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, const Shape &s, int x, int y0, float w) {
     constexpr int MH = MW, R = MW / 2, PW = kU8Cols + 2 * kU8Margin;
@@ -506,27 +535,11 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
         if (py >= kU8Rows + MH - 1) break;
         uint32_t word[4];
         patch_words(patch + py * PW + c0, word);
-        uint32_t even[4], odd[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) even[i] = __byte_perm(word[i], 0, 0x4240), odd[i] = __byte_perm(word[i], 0, 0x4341);
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {  // pair p: word p / 2 of the outputs, its odd columns if p is odd
-            uint32_t a = 0;
-#pragma unroll
-            for (int d = -R; d <= R; ++d) a += pair_at(even, odd, 4 * (p / 2) + p % 2 + d);
-            h[u][p] = a;
-        }
+        row_pair_sums<R>(word, h[u]);
         const int r = py - (MH - 1), y = y0 + r;  // output row r has all its rows
         if (r < 0 || y >= s.h) continue;
         uint32_t q[kU8PerThread];
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-            uint32_t v = 0;
-#pragma unroll
-            for (int j = 0; j < MH; ++j) v += h[(u - j + MH) % MH][p];
-            const int c = 4 * (p / 2) + p % 2;
-            q[c] = lane_rounded(v, 0x7610, w), q[c + 2] = lane_rounded(v, 0x7632, w);
-        }
+        box_row<MH>(h, u, w, q);
         store_u8_row(q, out + int64_t(y) * s.w + x, words, s.w - x);
     }
 }
@@ -571,23 +584,11 @@ __device__ __forceinline__ void box_stream(const uint8_t *in, uint8_t *out, cons
         // word 0 holds x[-4 .. -1] (only x[-1], byte 3, is summed), word 3 x[8 .. 11] (only x[8])
         const uint32_t word[4] = {lane > 0 ? up : left_loads ? e : zero ? 0u : (v.x & 0xffu) << 24, v.x, v.y,
                                   right_shuffles ? down : right_loads ? e : zero ? 0u : v.y >> 24};
-        uint32_t even[4], odd[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) even[k] = __byte_perm(word[k], 0, 0x4240), odd[k] = __byte_perm(word[k], 0, 0x4341);
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-            const int t = 4 * (p / 2) + p % 2;
-            h[i % 3][p] = pair_at(even, odd, t - 1) + pair_at(even, odd, t) + pair_at(even, odd, t + 1);
-        }
+        row_pair_sums<1>(word, h[i % 3]);
         const int y = y0 + i - 2;  // the output row that has all its rows
         if (i < 2 || y >= s.h || x >= s.w) continue;
         uint32_t q[kU8PerThread];
-#pragma unroll
-        for (int p = 0; p < 4; ++p) {
-            const uint32_t sum = h[0][p] + h[1][p] + h[2][p];
-            const int c = 4 * (p / 2) + p % 2;
-            q[c] = lane_rounded(sum, 0x7610, w), q[c + 2] = lane_rounded(sum, 0x7632, w);
-        }
+        box_row<3>(h, i % 3, w, q);
         store_u8_row(q, out + int64_t(y) * s.w + x, true, kU8PerThread);
     }
 }
@@ -795,15 +796,15 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
         // the compiled-in sizes (3, 5, 7; square in 2-D), else the general path: [size][magnitude]
         using Kernel = void (*)(const float *, float *, Shape);
         const Kernel one_d[4] = {conv_best1d<0>, conv_best1d<3>, conv_best1d<5>, conv_best1d<7>};
-        const Kernel two_d[4][2] = {{conv_best<0, 0, false>, conv_best<0, 0, true>},
-                                    {conv_best<3, 3, false>, nullptr},  // (nullptr: streamed)
-                                    {nullptr, conv_best<5, 5, true>},
-                                    {conv_best<7, 7, false>, conv_best<7, 7, true>}};
-        const int k = compiled(*p) / 2;
-        const Kernel stream[2][2] = {{conv_stream<5, false, false>, conv_stream<5, false, true>},  // [magnitude][16-byte rows]
-                                     {conv_stream<3, true, false>, conv_stream<3, true, true>}};
+        // (the streamed kernels take 16-byte rows where the width and both views allow)
         const bool vectors = p->width % 4 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
-        const Kernel kernel = streamed(*p) ? stream[p->magnitude][vectors] : p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
+        const Kernel two_d[4][2] = {
+            {conv_best<0, 0, false>, conv_best<0, 0, true>},
+            {conv_best<3, 3, false>, vectors ? conv_stream<3, true, true> : conv_stream<3, true, false>},
+            {vectors ? conv_stream<5, false, true> : conv_stream<5, false, false>, conv_best<5, 5, true>},
+            {conv_best<7, 7, false>, conv_best<7, 7, true>}};
+        const int k = compiled(*p) / 2;
+        const Kernel kernel = p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
         kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape);
         break;
     }
