@@ -23,8 +23,8 @@ __device__ __forceinline__ uint32_t pair_of(const uint32_t (&even)[N], const uin
     return k == 0 ? even[i] : k == 1 ? odd[i] : __funnelshift_r(k == 2 ? even[i] : odd[i], k == 2 ? even[i + 1] : odd[i + 1], 16);
 }
 
-template <int ROWS, int D, bool CS = false, int C = 16, bool FACTORS = false>
-__global__ void __launch_bounds__(256) box_stream(const uint8_t *in, uint8_t *out, int w, int h, float wt) {
+template <int ROWS, int D, bool CS = false, int C = 16, bool FACTORS = false, int T = 256>
+__global__ void __launch_bounds__(T) box_stream(const uint8_t *in, uint8_t *out, int w, int h, float wt) {
     constexpr int N = ROWS + 2, NW = C / 4 + 2;  // input rows y0 - 1 .. y0 + ROWS; words a row
     using V = typename std::conditional<C == 16, uint4, uint2>::type;
     if (FACTORS) {  // as the product would: the mask's factors read first (a box or not)
@@ -137,6 +137,11 @@ int main() {
     run("stream C 8 ROWS 16 D 4 T 128 cs, factors", box_stream<16, 4, true, 8, true>, 16, 128, 8);
     run("stream C 16 ROWS 16 D 4 T 64 cs, factors", box_stream<16, 4, true, 16, true>, 16, 64);
     run("stream C 16 ROWS 8 D 4 T 128 cs, factors", box_stream<8, 4, true, 16, true>, 8, 128);
+    // a block as wide as the image's row (512 x 16 bytes = 8192): each step down reads and writes
+    // whole rows, where the others' blocks touch 1-2 KB of a row each
+    run("stream C 16 ROWS 32 D 4 T 512 cs (whole rows)", box_stream<32, 4, true, 16, false, 512>, 32, 512);
+    run("stream C 16 ROWS 64 D 8 T 512 cs (whole rows)", box_stream<64, 8, true, 16, false, 512>, 64, 512);
+    run("stream C 8 ROWS 32 D 8 T 1024 cs (whole rows)", box_stream<32, 8, true, 8, false, 1024>, 32, 1024, 8);
     {  // a plain copy kernel: 16 bytes a thread, the same grid as C 16 ROWS 8 T 128
         const float us = time_us([&] { copy16<<<dim3(w / 2048, h), 128>>>(in, out, w); });
         printf("copy kernel, 16 bytes a thread:   %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
