@@ -6,7 +6,8 @@
 // distributed shared memory, so one cluster needs no atomic at all and several clusters need one
 // ticket each instead of one a block. Every variant combines in a fixed order (the same bits every
 // run). Events behind a device-side delay, median of 50. The floors first: an empty launch, the
-// loads with no tail, the tail with no loads. Build and run on the GPU host:
+// loads with no tail, the tail with no loads. Then (fourth session) a tail with no atomic at all
+// (poll_sum: partials tagged with the run's epoch, one block waits for them). Build and run on the GPU host:
 //   nvcc -O3 -std=c++17 -arch=sm_90 scripts/experiments/redukcija_tail.cu -o /tmp/tail && /tmp/tail
 #include <algorithm>
 #include <cooperative_groups.h>
@@ -77,6 +78,38 @@ __global__ void __launch_bounds__(T) ticket_sum(const float *a, float *result, f
     if (threadIdx.x == 0) *result = v, *ticket = 0;
 }
 
+// No ticket (fourth session, written without a GPU): each block stores its partial tagged with
+// the run's epoch, in one 64-bit word, so the value and its tag land together. The polling block's
+// threads (block 0, or the last block) wait for the partials of their slots, then sum them in a
+// fixed order. The ticket's atomic round trip and the last block's second round trip (reading
+// the partials) become one wait that ends as the last partial lands. The polling block then
+// bumps the epoch: every block has read it, since every partial is in. All blocks are resident
+// (grid <= one wave), and only one block waits, for blocks that wait for nothing.
+template <int T, int V, bool LAST_POLLS>
+__global__ void __launch_bounds__(T) poll_sum(const float *a, float *result, unsigned long long *slots, unsigned *epoch_word, int64_t n) {
+    __shared__ unsigned epoch_shared;
+    if (threadIdx.x == 0) epoch_shared = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed);
+    const float total = block_sum<T>(thread_sum<V>(a, n));  // (its barrier makes epoch_shared visible)
+    const unsigned epoch = epoch_shared;
+    if (threadIdx.x == 0)
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[blockIdx.x])
+            .store(uint64_t(epoch) << 32 | __float_as_uint(total), cuda::memory_order_relaxed);
+    if (blockIdx.x != (LAST_POLLS ? gridDim.x - 1 : 0)) return;
+    float v = 0.0f;
+    for (int k = threadIdx.x; k < int(gridDim.x); k += T) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(slots[k]);
+        unsigned long long w;
+        while (uint32_t((w = slot.load(cuda::memory_order_relaxed)) >> 32) != epoch) {}
+        v += __uint_as_float(uint32_t(w));
+    }
+    __syncthreads();  // (block_sum's shared words are reused)
+    v = block_sum<T>(v);
+    if (threadIdx.x == 0) {
+        *result = v;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch_word).store(epoch + 1, cuda::memory_order_relaxed);
+    }
+}
+
 // the floors: a launch that does nothing, and the loads and block sums with no tail (each block
 // stores its partial; no ticket, no last block: not a sum, a time)
 __global__ void empty_kernel() {}
@@ -131,7 +164,13 @@ int main() {
         double want = 0;
         for (auto &x : h) x = float(int((st = st * 6364136223846793005ull + 1442695040888963407ull) >> 40) % 1000) / 1000.0f, want += x;
         float *a, *res, *part;
-        unsigned *ticket;
+        unsigned *ticket, *epoch;
+        unsigned long long *slots;
+        CK(cudaMalloc(&epoch, sizeof(unsigned)));
+        CK(cudaMalloc(&slots, 4096 * sizeof(unsigned long long)));
+        CK(cudaMemset(slots, 0, 4096 * sizeof(unsigned long long)));
+        const unsigned first_epoch = 1;  // (the zeroed slots carry tag 0)
+        CK(cudaMemcpy(epoch, &first_epoch, sizeof first_epoch, cudaMemcpyHostToDevice));
         CK(cudaMalloc(&a, n * sizeof(float)));
         CK(cudaMalloc(&res, sizeof(float)));
         CK(cudaMalloc(&part, 4096 * sizeof(float)));
@@ -157,6 +196,17 @@ int main() {
         ticket_run("ticket 245 x 256, 4 vectors", ticket_sum<256, 4>, 245, 256);
         ticket_run("ticket 132 x 256, 8 vectors", ticket_sum<256, 8>, 132, 256);
         ticket_run("ticket 132 x 512, 4 vectors", ticket_sum<512, 4>, 132, 512);
+        const auto poll_run = [&](const char *name, auto kernel, int blocks, int threads, int64_t count) {
+            const float us = time_us([&] { kernel<<<blocks, threads>>>(a, res, slots, epoch, count); }, 50, 10);
+            CK(cudaGetLastError());
+            if (count == 0) printf("n=%-9lld %-40s %7.2f us\n", (long long)n, name, us);
+            else report(name, us);
+        };
+        poll_run("floor: the poll tail alone (n = 0), 245", poll_sum<256, 4, false>, 245, 256, 0);
+        poll_run("poll (block 0) 245 x 256, 4 vectors", poll_sum<256, 4, false>, 245, 256, n);
+        poll_run("poll (last block) 245 x 256, 4 vectors", poll_sum<256, 4, true>, 245, 256, n);
+        poll_run("poll (block 0) 132 x 512, 4 vectors", poll_sum<512, 4, false>, 132, 512, n);
+        poll_run("poll (last block) 132 x 256, 8 vectors", poll_sum<256, 8, true>, 132, 256, n);
         const auto cluster_run = [&](const char *name, auto kernel, int blocks, int threads, int size) {
             if (size > 8) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
             cudaLaunchConfig_t cfg = {};
@@ -186,6 +236,8 @@ int main() {
         CK(cudaFree(res));
         CK(cudaFree(part));
         CK(cudaFree(ticket));
+        CK(cudaFree(epoch));
+        CK(cudaFree(slots));
     }
     return 0;
 }
