@@ -11,6 +11,15 @@ namespace {
 constexpr int kMaxTaps = TC_KONVOLUCIJA_MAX_2D * TC_KONVOLUCIJA_MAX_2D;  // 961 >= 63
 __constant__ float c_mask[kMaxTaps];
 
+// best's mask: a kernel argument (from the plan's copy), so it lives in the launch's constant bank
+// as c_mask lives in its own (a product takes it as an operand, a broadcast to the warp), without
+// a copy before the kernel (about 2.7 us of each table time on the H100). N: the taps of the
+// compiled-in size, or all that the general path allows.
+template <int N>
+struct Taps {
+    float w[N];
+};
+
 // The input at (x, y), or the border's value outside it: 0 (the lecture's ghost elements) or
 // the nearest edge element.
 // (T: float pixels, or uint8 ones for best's 8-bit path)
@@ -86,8 +95,8 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 // which wait in registers (the rows roll through them), so a 5 x 5 mask costs 5 shared reads an
 // output instead of t's 25. With `magnitude`, the same patch row also feeds the transposed mask,
 // and the output is sqrt(gx^2 + gy^2) (Sobel's gradient magnitude from one tile load). Masks of
-// 3 x 3, 5 x 5 and 7 x 7 are compiled as such (fully unrolled, the mask in constant memory as
-// immediate operands); other sizes take the same path with loops.
+// 3 x 3, 5 x 5 and 7 x 7 are compiled as such (fully unrolled, the mask a kernel argument: constant
+// operands of the products); other sizes take the same path with loops.
 // 1-D: a block of 256 threads owns 4096 outputs; the patch is loaded the same way, and each
 // output reads its mw taps from shared memory (one row: nothing to roll); 3, 5 and 7 taps are
 // compiled in.
@@ -118,46 +127,40 @@ __device__ __forceinline__ void load_patch(const float *in, const Shape &s, floa
     }
 }
 
-// Whether the mask (c_mask, up to 7 x 7) is one column times one row, exactly: with wx the first
-// row that holds a nonzero tap and wy that tap's column divided by it, wy[j] * wx[i] == M[j][i] in
-// float32 for every tap (box, Sobel's masks, the shift, integer outer products; a NaN tap never
-// passes). Then best's 8-bit path filters separably, mw + mh products an output instead of mw x mh, each
+// Whether the mask (up to 7 x 7) is one column times one row, exactly: with wx the first row that
+// holds a nonzero tap and wy that tap's column divided by it, wy[j] * wx[i] == M[j][i] in float32
+// for every tap (box, Sobel's masks, the shift, integer outer products; a NaN tap never passes).
+// Then best's 8-bit path filters separably, mw + mh products an output instead of mw x mh, each
 // product of the full mask being one of these exactly: only the order of the additions differs.
-// One warp decides, once a run, in a launch of its own before the filter's (decided in every block
-// instead, its constant-memory reads at 32 addresses cost more than the separable sums saved).
 // It also says whether every tap is the same w >= 0 with 255 x taps x w < 255.5 (a box): then the
-// 8-bit path sums the bytes as integers and no output needs a clamp.
+// 8-bit path sums the bytes as integers and no output needs a clamp. Decided on the host from the
+// plan's mask, once a run, and passed to the kernel with the mask (until the mask came with the
+// plan, one warp decided it on the device in a launch of its own before the filter's).
 struct Factors {
     int separable, uniform;
     float w, wx[8], wy[8];
 };
-__device__ Factors g_factors;
 
-__global__ void factor_mask(int mw, int mh) {
-    const int lane = threadIdx.x, taps = mw * mh;
+Factors factor_mask(const float *m, int mw, int mh) {
+    const int taps = mw * mh;
     int pivot = 0;  // the first nonzero tap, row-major (none: tap 0, whose 0/0 fails the check)
-    for (int base = 0; base < taps; base += 32) {
-        const unsigned nonzero = __ballot_sync(~0u, base + lane < taps && c_mask[base + lane] != 0.0f);
-        if (nonzero) {
-            pivot = base + __ffs(nonzero) - 1;
-            break;
-        }
-    }
+    while (pivot < taps && m[pivot] == 0.0f) ++pivot;
+    if (pivot == taps) pivot = 0;
     const int j0 = pivot / mw, i0 = pivot % mw;
-    const float p = c_mask[pivot];
-    if (lane < mw) g_factors.wx[lane] = c_mask[j0 * mw + lane];
-    if (lane < mh) g_factors.wy[lane] = c_mask[lane * mw + i0] / p;
-    bool exact = true;
-    for (int k = lane; k < taps; k += 32) exact &= (c_mask[(k / mw) * mw + i0] / p) * c_mask[j0 * mw + k % mw] == c_mask[k];
-    exact = __all_sync(~0u, exact);
-    bool same = true;  // (a NaN tap is never the same)
-    for (int k = lane; k < taps; k += 32) same &= c_mask[k] == c_mask[0];
-    same = __all_sync(~0u, same);
-    if (lane == 0) {
-        g_factors.separable = exact;
-        g_factors.w = c_mask[0];
-        g_factors.uniform = same && c_mask[0] >= 0.0f && 255.0 * taps * double(c_mask[0]) < 255.5;
+    const float p = m[pivot];
+    Factors f{};
+    for (int i = 0; i < mw; ++i) f.wx[i] = m[j0 * mw + i];
+    for (int j = 0; j < mh; ++j) f.wy[j] = m[j * mw + i0] / p;
+    bool exact = true, same = true;  // (a NaN tap is never the same)
+    for (int k = 0; k < taps; ++k) {
+        const float product = f.wy[k / mw] * f.wx[k % mw];  // (float32, rounded once, as the device does)
+        exact = exact && product == m[k];
+        same = same && m[k] == m[0];
     }
+    f.separable = exact;
+    f.w = m[0];
+    f.uniform = same && m[0] >= 0.0f && 255.0 * taps * double(m[0]) < 255.5;
+    return f;
 }
 
 // (The float path keeps its full mask: on the H100 its separable form measured slower, 8192 x
@@ -167,7 +170,7 @@ __global__ void factor_mask(int mw, int mh) {
 // owns two adjacent columns: a patch row comes in as 8-byte pairs (a 5 x 5 mask: 3 shared reads
 // for two outputs instead of 10), and the outputs go out as pairs where the row allows.
 template <int MW, int MH, bool MAG>
-__global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, float *out, Shape s) {
+__global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, float *out, Shape s, Taps<MW ? MW * MH : kMaxTaps> m) {
     constexpr int kBestRows = best_rows(MH, MAG);
     extern __shared__ float4 patch4[];
     float *patch = reinterpret_cast<float *>(patch4);
@@ -203,8 +206,8 @@ __global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, flo
                 for (int c = 0; c < 2; ++c)
 #pragma unroll
                     for (int i = 0; i < MW; ++i) {
-                        gx[c][r] += c_mask[j * MW + i] * v[R2 - R + c + i];
-                        if (MAG) gy[c][r] += c_mask[i * MW + j] * v[R2 - R + c + i];
+                        gx[c][r] += m.w[j * MW + i] * v[R2 - R + c + i];
+                        if (MAG) gy[c][r] += m.w[i * MW + j] * v[R2 - R + c + i];
                     }
             }
         }
@@ -228,8 +231,8 @@ __global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, flo
                 for (int j = 0; j < mh; ++j)
                     for (int i = 0; i < mw; ++i) {
                         const float v = col[(r + j) * pw + i];
-                        gx += c_mask[j * mw + i] * v;
-                        if (MAG) gy += c_mask[i * mw + j] * v;
+                        gx += m.w[j * mw + i] * v;
+                        if (MAG) gy += m.w[i * mw + j] * v;
                     }
                 o[int64_t(r) * s.w + c] = MAG ? sqrtf(gx * gx + gy * gy) : gx;
             }
@@ -257,7 +260,7 @@ __host__ __device__ constexpr int stream_rows(bool magnitude) { return magnitude
 // (VEC: rows of a multiple of 4 columns and 16-byte aligned views, 16-byte loads and stores; the
 // run picks it, the plan cannot know the views)
 template <int MW, bool MAG, bool VEC, int ROWS = stream_rows(MAG), int U = MAG ? 3 : 10, int BLOCKS = MAG ? 7 : 4>
-__global__ void __launch_bounds__(kStreamThreads, VEC ? BLOCKS : 1) conv_stream(const float *in, float *out, Shape s) {
+__global__ void __launch_bounds__(kStreamThreads, VEC ? BLOCKS : 1) conv_stream(const float *in, float *out, Shape s, Taps<MW * MW> m) {
     constexpr int MH = MW, R = MW / 2, N = ROWS + MH - 1;  // input rows y0 - R .. y0 + ROWS - 1 + R
     static_assert(R <= 2 && U % MH == 0, "2 columns of halo from a neighbour; a row's slots known when compiled");
     const int lane = threadIdx.x & 31, x = (blockIdx.x * kStreamThreads + threadIdx.x) * 4, y0 = blockIdx.y * ROWS;
@@ -320,8 +323,8 @@ __global__ void __launch_bounds__(kStreamThreads, VEC ? BLOCKS : 1) conv_stream(
                 for (int c = 0; c < 4; ++c)
 #pragma unroll
                     for (int k = 0; k < MW; ++k) {
-                        gx[slot][c] += c_mask[j * MW + k] * c8[2 - R + c + k];
-                        if (MAG) gy[slot][c] += c_mask[k * MW + j] * c8[2 - R + c + k];
+                        gx[slot][c] += m.w[j * MW + k] * c8[2 - R + c + k];
+                        if (MAG) gy[slot][c] += m.w[k * MW + j] * c8[2 - R + c + k];
                     }
             }
             const int o = i - (MH - 1);  // this output row has all its rows
@@ -348,7 +351,7 @@ __global__ void __launch_bounds__(kStreamThreads, VEC ? BLOCKS : 1) conv_stream(
 }
 
 template <int MW>
-__global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, float *out, Shape s) {
+__global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, float *out, Shape s, Taps<MW ? MW : TC_KONVOLUCIJA_MAX_1D> m) {
     extern __shared__ float4 patch4[];
     float *patch = reinterpret_cast<float *>(patch4);
     const int x0 = blockIdx.x * kBest1D, mw = MW ? MW : s.mw, rx = mw / 2;
@@ -360,7 +363,7 @@ __global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, f
         if (x0 + k >= s.w) return;
         float acc = 0.0f;
 #pragma unroll
-        for (int i = 0; i < mw; ++i) acc += c_mask[i] * taps[k + i];
+        for (int i = 0; i < mw; ++i) acc += m.w[i] * taps[k + i];
         out[x0 + k] = acc;
     }
 }
@@ -409,13 +412,14 @@ __device__ __forceinline__ void patch_words(const uint8_t *row, uint32_t (&word)
     word[3] = *reinterpret_cast<const uint32_t *>(row + 8);
 }
 
-// The rows of the tile: SEP: separable (wx, wy from factor_mask), else the full mask from c_mask.
+// The rows of the tile: SEP: separable (f's wx, wy), else the full mask m.
 template <int MW, bool MAG, bool SEP>
-__device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out, const Shape &s, int x, int y0) {
+__device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out, const Shape &s, int x, int y0,
+                                             const Taps<MW * MW> &m, const Factors &f) {
     constexpr int MH = MW, R = MW / 2, PW = kU8Cols + 2 * kU8Margin, W = kU8PerThread + 2 * R;
     float wx[MW], wy[MH];
 #pragma unroll
-    for (int i = 0; i < MW; ++i) wx[i] = SEP ? g_factors.wx[i] : 0.0f, wy[i] = SEP ? g_factors.wy[i] : 0.0f;
+    for (int i = 0; i < MW; ++i) wx[i] = SEP ? f.wx[i] : 0.0f, wy[i] = SEP ? f.wy[i] : 0.0f;
     float gx[MH][kU8PerThread], gy[MH][kU8PerThread];  // output row r in slot r % MH
     const bool words = s.w % 8 == 0 && (reinterpret_cast<uintptr_t>(out) & 7) == 0 && x + kU8PerThread <= s.w;
     const int c0 = kU8Margin + (x % kU8Cols);  // the thread's first column in the patch
@@ -431,7 +435,7 @@ __device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out,
         patch_words(patch + py * PW + c0, word);
         float v[W];  // columns x - R .. x + 7 + R
 #pragma unroll
-        for (int m = 0; m < W; ++m) v[m] = byte_float(word[(m + 4 - R) / 4], (m + 4 - R) % 4);
+        for (int k = 0; k < W; ++k) v[k] = byte_float(word[(k + 4 - R) / 4], (k + 4 - R) % 4);
         float hx[kU8PerThread], hy[kU8PerThread];
         if (SEP) {
 #pragma unroll
@@ -454,8 +458,8 @@ __device__ __forceinline__ void conv_u8_rows(const uint8_t *patch, uint8_t *out,
                 } else {
 #pragma unroll
                     for (int i = 0; i < MW; ++i) {
-                        ax += c_mask[j * MW + i] * v[c + i];
-                        if (MAG) ay += c_mask[i * MW + j] * v[c + i];
+                        ax += m.w[j * MW + i] * v[c + i];
+                        if (MAG) ay += m.w[i * MW + j] * v[c + i];
                     }
                 }
                 gx[(u - j + MH) % MH][c] = ax, gy[(u - j + MH) % MH][c] = ay;
@@ -552,7 +556,8 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 // the sums, the rounding and the packing are conv_u8_box's, so the bits are the same. Rows whose
 // width is a multiple of 8 on 8-byte aligned views (the patch kernel takes the others). Measured
 // in the scratch experiment's harness, 8192 x 8192: 53.9 us against the patch kernel's 66.0 there;
-// in the table, with the mask's copy and factor_mask's launch before it, 61.0-61.5 -> 59.9.
+// in the table, with the mask's copy and factor_mask's launch before it, 61.0-61.5 -> 59.9 (both
+// gone since the mask comes with the plan).
 constexpr int kBoxAhead = 8;
 __device__ __forceinline__ void box_stream(const uint8_t *in, uint8_t *out, const Shape &s, float w) {
     constexpr int N = kU8Rows + 2;  // input rows y0 - 1 .. y0 + 16
@@ -594,18 +599,18 @@ __device__ __forceinline__ void box_stream(const uint8_t *in, uint8_t *out, cons
 }
 
 template <int MW, bool MAG>
-__global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_best_u8(const uint8_t *in, uint8_t *out, Shape s) {
+__global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1)
+    conv_best_u8(const uint8_t *in, uint8_t *out, Shape s, Taps<MW * MW> m, Factors f) {
     constexpr int MH = MW, R = MW / 2;
     static_assert(R <= 4, "a thread reads 4 columns of halo either side");
     constexpr int PW = kU8Cols + 2 * kU8Margin, PH = kU8Rows + MH - 1, kChunks = PW / 16 * PH,
                   kEach = (kChunks + kU8Threads - 1) / kU8Threads;
     extern __shared__ uint4 patch16[];
     const int x0 = blockIdx.x * kU8Cols, y0 = blockIdx.y * kU8Rows;
-    const int separable = g_factors.separable, uniform = MAG ? 0 : g_factors.uniform;  // read early: in flight with the patch
-    const float wu = g_factors.w;
+    const bool uniform = !MAG && f.uniform;
     if constexpr (MW == 3 && !MAG) {  // (a box: uniform; the summed rows' order is conv_u8_box's)
         if (uniform && s.w % 8 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
-            box_stream(in, out, s, wu);
+            box_stream(in, out, s, f.w);
             return;
         }
     }
@@ -631,12 +636,12 @@ __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1) conv_
     const int x = x0 + kU8PerThread * threadIdx.x;  // the thread's first column
     if (x >= s.w) return;
     const uint8_t *patch = reinterpret_cast<const uint8_t *>(patch16);
-    if (!MAG && uniform)
-        conv_u8_box<MW>(patch, out, s, x, y0, wu);
-    else if (separable)
-        conv_u8_rows<MW, MAG, true>(patch, out, s, x, y0);
+    if (uniform)
+        conv_u8_box<MW>(patch, out, s, x, y0, f.w);
+    else if (f.separable)
+        conv_u8_rows<MW, MAG, true>(patch, out, s, x, y0, m, f);
     else
-        conv_u8_rows<MW, MAG, false>(patch, out, s, x, y0);
+        conv_u8_rows<MW, MAG, false>(patch, out, s, x, y0, m, f);
 }
 
 enum { VG, VC, VT, VBEST, VARIANTS };
@@ -656,8 +661,7 @@ const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>),
                            tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>),
                            tc::kernel("conv_best_u8<3x3>", conv_best_u8<3, false>), tc::kernel("conv_best_u8<3x3,magnitude>", conv_best_u8<3, true>),
                            tc::kernel("conv_best_u8<5x5>", conv_best_u8<5, false>), tc::kernel("conv_best_u8<5x5,magnitude>", conv_best_u8<5, true>),
-                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>),
-                           tc::kernel("factor_mask", factor_mask)};
+                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>)};
 
 const tc_variant variants[VARIANTS] = {
     {"g", "one thread an output; the mask and the input from global memory", "any size, masks up to 31 x 31 (1-D: 63)",
@@ -707,7 +711,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
                                               tc_konvolucija_plan *out) {
     TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
     tc_launch &p = out->launch;
-    if (r->dim != 1 && r->dim != 2) return TC_BAD_ARGUMENT;
+    if (!r->mask || (r->dim != 1 && r->dim != 2)) return TC_BAD_ARGUMENT;
     const bool one_d = r->dim == 1;
     if (one_d && r->height != 1) return TC_BAD_ARGUMENT;
     const int limit = one_d ? TC_KONVOLUCIJA_MAX_1D : TC_KONVOLUCIJA_MAX_2D;
@@ -726,6 +730,8 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     out->height = r->height;
     out->mask_w = r->mask_w;
     out->mask_h = r->mask_h;
+    std::fill(out->mask, out->mask + kMaxTaps, 0.0f);
+    std::copy(r->mask, r->mask + r->mask_w * r->mask_h, out->mask);
     out->border = r->border;
     out->magnitude = r->magnitude ? 1 : 0;
     out->pixel = r->pixel;
@@ -748,40 +754,45 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     out->grid_y = int(gy);
     p.out_count = p.items = p.n;
     p.bytes_moved = (u8 ? 2.0 : 8.0) * double(p.n);
-    if (p.variant == VBEST && u8) p.launches = 2;  // factor_mask first
     if (p.variant == VT && sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1) > 48 * 1024)
         return TC_OUTSIDE_DOMAIN;  // the patch must fit the default shared memory
     return TC_OK;
 }
 
-extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, const float *mask,
-                                           uint8_t *out, cudaStream_t s) {
-    if (!p || !in || !mask || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST ||
-        (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7))
+// The plan's mask as a kernel argument of N taps (the first N of the plan's: the rest are 0)
+template <int N>
+Taps<N> taps_of(const tc_konvolucija_plan &p) {
+    Taps<N> t;
+    std::copy(p.mask, p.mask + N, t.w);
+    return t;
+}
+
+extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
+    if (!p || !in || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST ||
+        (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7) || p->mask_h != p->mask_w)
         return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), 1);
     const Shape shape = shape_of(*p);
-    TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
-                                   cudaMemcpyDeviceToDevice, s));
-    // the compiled sizes (3, 5, 7): [size][magnitude]
-    using Kernel = void (*)(const uint8_t *, uint8_t *, Shape);
-    const Kernel kernels[3][2] = {{conv_best_u8<3, false>, conv_best_u8<3, true>},
-                                  {conv_best_u8<5, false>, conv_best_u8<5, true>},
-                                  {conv_best_u8<7, false>, conv_best_u8<7, true>}};
-    const int k = p->mask_w / 2 - 1;
-    factor_mask<<<1, 32, 0, s>>>(p->mask_w, p->mask_h);
-    kernels[k][p->magnitude ? 1 : 0]<<<grid, block, best_patch(*p), s>>>(in, out, shape);
+    const Factors f = factor_mask(p->mask, p->mask_w, p->mask_h);
+    const bool mag = p->magnitude != 0;
+    const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps, f); };
+    switch (p->mask_w) {  // the compiled sizes
+    case 3: go(mag ? conv_best_u8<3, true> : conv_best_u8<3, false>, taps_of<9>(*p)); break;
+    case 5: go(mag ? conv_best_u8<5, true> : conv_best_u8<5, false>, taps_of<25>(*p)); break;
+    default: go(mag ? conv_best_u8<7, true> : conv_best_u8<7, false>, taps_of<49>(*p));
+    }
     TC_LAUNCHED();
     return TC_OK;
 }
 
 extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const float *in, const float *mask, float *out,
                                         cudaStream_t s) {
-    if (!p || !in || !mask || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
+    const bool best = p && p->launch.variant == VBEST;  // (best takes the plan's mask)
+    if (!p || !in || (!mask && !best) || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
     if (p->pixel != TC_PIXEL_FLOAT32) return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), unsigned(p->block_y));
     const Shape shape = shape_of(*p);
-    if (p->launch.variant != VG)  // the mask to constant memory, in stream order
+    if (p->launch.variant == VC || p->launch.variant == VT)  // the mask to constant memory, in stream order
         TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
                                        cudaMemcpyDeviceToDevice, s));
     switch (p->launch.variant) {
@@ -792,20 +803,32 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
         conv_t<<<grid, block, patch, s>>>(in, out, shape);
         break;
     }
-    case VBEST: {
-        // the compiled-in sizes (3, 5, 7; square in 2-D), else the general path: [size][magnitude]
-        using Kernel = void (*)(const float *, float *, Shape);
-        const Kernel one_d[4] = {conv_best1d<0>, conv_best1d<3>, conv_best1d<5>, conv_best1d<7>};
+    case VBEST: {  // the compiled-in sizes (3, 5, 7; square in 2-D), else the general path, with the plan's mask
         // (the streamed kernels take 16-byte rows where the width and both views allow)
         const bool vectors = p->width % 4 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
-        const Kernel two_d[4][2] = {
-            {conv_best<0, 0, false>, conv_best<0, 0, true>},
-            {conv_best<3, 3, false>, vectors ? conv_stream<3, true, true> : conv_stream<3, true, false>},
-            {vectors ? conv_stream<5, false, true> : conv_stream<5, false, false>, conv_best<5, 5, true>},
-            {conv_best<7, 7, false>, conv_best<7, 7, true>}};
-        const int k = compiled(*p) / 2;
-        const Kernel kernel = p->dim == 1 ? one_d[k] : two_d[k][p->magnitude ? 1 : 0];
-        kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape);
+        const bool mag = p->magnitude != 0;
+        const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps); };
+        if (p->dim == 1) {
+            switch (compiled(*p)) {
+            case 3: go(conv_best1d<3>, taps_of<3>(*p)); break;
+            case 5: go(conv_best1d<5>, taps_of<5>(*p)); break;
+            case 7: go(conv_best1d<7>, taps_of<7>(*p)); break;
+            default: go(conv_best1d<0>, taps_of<TC_KONVOLUCIJA_MAX_1D>(*p));
+            }
+            break;
+        }
+        switch (compiled(*p)) {
+        case 3:
+            if (mag) go(vectors ? conv_stream<3, true, true> : conv_stream<3, true, false>, taps_of<9>(*p));
+            else go(conv_best<3, 3, false>, taps_of<9>(*p));
+            break;
+        case 5:
+            if (mag) go(conv_best<5, 5, true>, taps_of<25>(*p));
+            else go(vectors ? conv_stream<5, false, true> : conv_stream<5, false, false>, taps_of<25>(*p));
+            break;
+        case 7: go(mag ? conv_best<7, 7, true> : conv_best<7, 7, false>, taps_of<49>(*p)); break;
+        default: go(mag ? conv_best<0, 0, true> : conv_best<0, 0, false>, taps_of<kMaxTaps>(*p));
+        }
         break;
     }
     default: return TC_BAD_ARGUMENT;

@@ -12,6 +12,8 @@ namespace {
 
 const tc_program *const kProgram = tc_konvolucija_program();
 const bool registered = register_program(kProgram);
+// a mask for requests whose weights do not matter (plans only): every size up to the largest
+const std::vector<float> kOnes(TC_KONVOLUCIJA_MAX_2D * TC_KONVOLUCIJA_MAX_2D, 1.0f);
 
 struct Image {
     int w, h;
@@ -79,7 +81,8 @@ Mask random_mask(int w, int h, uint64_t seed, bool integers = false) {
 }
 
 // Runs variant v; false where the plan refuses. exact: compare bit for bit (integer data);
-// shift: the input and output views start this many floats into their allocations.
+// shift: the input and output views start this many floats into their allocations. best gets no
+// device mask (it launches with the plan's copy: a read of the device mask would fault).
 bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int threads, bool exact = false,
            bool magnitude = false, int shift = 0) {
     const tc_device d = device();
@@ -88,7 +91,8 @@ bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int
         if (threads != 256 && threads != 0) return false;
         threads = 0;
     }
-    const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border, magnitude};
+    const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border, magnitude,
+                                   TC_PIXEL_FLOAT32, m.wt.data()};
     const tc_status st = tc_konvolucija_make_plan(&r, &d, &p);
     if (st == TC_OUTSIDE_DOMAIN) return false;
     const std::string what = std::string(tc_variant_at(kProgram, v)->name) + " dim=" + std::to_string(dim) + " " +
@@ -102,7 +106,8 @@ bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int
     din.upload(im.px, size_t(shift));
     dmask.upload(m.wt);
     dout.upload(std::vector<float>(im.px.size(), poison()), size_t(shift));
-    EXPECT_EQ(TC_OK, tc_konvolucija_run(&p, din.ptr + shift, dmask.ptr, dout.ptr + shift, nullptr)) << what;
+    const bool best = v == tc_variant_find(kProgram, "best");
+    EXPECT_EQ(TC_OK, tc_konvolucija_run(&p, din.ptr + shift, best ? nullptr : dmask.ptr, dout.ptr + shift, nullptr)) << what;
     EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
     const auto got = dout.download(im.px.size(), size_t(shift));
     const auto want = reference(im, m, border, magnitude);
@@ -179,7 +184,8 @@ TEST(Konvolucija, BestMagnitudeAndMisalignedViews) {
     // the lecture's variants leave the magnitude to best
     const tc_device d = device();
     tc_konvolucija_plan p;
-    const tc_konvolucija_request r{{tc_variant_find(kProgram, "t"), 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_ZERO, 1};
+    const tc_konvolucija_request r{{tc_variant_find(kProgram, "t"), 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_ZERO, 1,
+                                   TC_PIXEL_FLOAT32, kOnes.data()};
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&r, &d, &p));
 }
 
@@ -239,7 +245,8 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     const tc_device d = fake_device();
     tc_konvolucija_plan p;
     const auto plan = [&](int dim, int w, int h, int mw, int mh, int threads = 256) {
-        const tc_konvolucija_request r{{0, int64_t(w) * h, threads, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0};
+        const tc_konvolucija_request r{{0, int64_t(w) * h, threads, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0,
+                                       TC_PIXEL_FLOAT32, kOnes.data()};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     EXPECT_EQ(TC_OK, plan(2, 100, 50, 31, 31));
@@ -255,7 +262,8 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     EXPECT_EQ(p.launch.blocks, 32);
     EXPECT_EQ(p.grid_y, 97);
     const auto best = [&](int dim, int w, int h, int mw, int mh, int magnitude) {
-        const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, magnitude};
+        const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, magnitude,
+                                       TC_PIXEL_FLOAT32, kOnes.data()};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 0));
@@ -280,17 +288,50 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     EXPECT_EQ(TC_BAD_ARGUMENT, best(1, 100, 1, 3, 1, 1));
 }
 
+// The plan keeps a copy of the request's mask (best launches with it), the rest of its slots 0;
+// a request without one is refused, and so is a run of a lecture variant without the device mask.
+TEST(Konvolucija, ThePlanKeepsTheMask) {
+    const tc_device d = fake_device();
+    std::vector<float> m = random_mask(5, 3, 11).wt;
+    tc_konvolucija_plan p;
+    std::fill(reinterpret_cast<unsigned char *>(&p), reinterpret_cast<unsigned char *>(&p + 1), 0xff);
+    tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), 100 * 50, 0, 0}, 2, 100, 50, 5, 3, TC_BORDER_ZERO, 0,
+                             TC_PIXEL_FLOAT32, m.data()};
+    ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+    m.assign(m.size(), 7.0f);  // the caller's copy may change after the plan
+    const std::vector<float> want = random_mask(5, 3, 11).wt;
+    for (size_t i = 0; i < sizeof(p.mask) / sizeof(p.mask[0]); ++i)
+        EXPECT_EQ(p.mask[i], i < want.size() ? want[i] : 0.0f) << "slot " << i;
+    r.mask = nullptr;
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_make_plan(&r, &d, &p));
+    r.mask = kOnes.data();
+    r.base.variant = tc_variant_find(kProgram, "c");
+    ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+    float *const any = reinterpret_cast<float *>(uintptr_t(256));  // (refused before any launch)
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run(&p, any, nullptr, any, nullptr));
+}
+
 TEST(Konvolucija, LaunchesAsPlanned) {
     REQUIRE_GPU();
     const tc_device d = device();
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {
         tc_konvolucija_plan p;
-        const tc_konvolucija_request r{{v, 1000 * 300, 0, 0}, 2, 1000, 300, 5, 5, TC_BORDER_REPLICATE, 0};
+        const tc_konvolucija_request r{{v, 1000 * 300, 0, 0}, 2, 1000, 300, 5, 5, TC_BORDER_REPLICATE, 0,
+                                       TC_PIXEL_FLOAT32, kOnes.data()};
         ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
         DeviceBuffer<float> in(1000 * 300), mask(25), out(1000 * 300);
         expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
             return tc_konvolucija_run(&p, in.ptr, mask.ptr, out.ptr, s);
         }, tc_variant_at(kProgram, v)->name);
+    }
+    for (int k : {3, 5}) {  // best's 8-bit path: one launch, the mask decided on the host
+        tc_konvolucija_plan p;
+        const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), 1024 * 300, 0, 0}, 2, 1024, 300, k, k,
+                                       TC_BORDER_REPLICATE, 0, TC_PIXEL_UINT8, kOnes.data()};
+        ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+        DeviceBuffer<uint8_t> in(1024 * 300), out(1024 * 300);
+        expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) { return tc_konvolucija_run_u8(&p, in.ptr, out.ptr, s); },
+                                   "best uint8 " + std::to_string(k) + "x" + std::to_string(k));
     }
 }
 
@@ -321,16 +362,15 @@ TEST(Konvolucija, BestUint8Images) {
                             else m.wt.assign(size_t(k) * k, seed % 4 == 1 ? 1.0f / float(k * k) : 0.25f);
                         }  // (a box of 1/k^2: the integer path; of 0.25: outputs past 255, the float path's clamp)
                         tc_konvolucija_plan p;
-                        const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude, TC_PIXEL_UINT8};
+                        const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude,
+                                                       TC_PIXEL_UINT8, m.wt.data()};
                         ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
                         DeviceBuffer<uint8_t> din(px.size() + 4), dout(px.size() + 4);
-                        DeviceBuffer<float> dmask(m.wt.size());
                         din.upload(px, size_t(shift));
-                        dmask.upload(m.wt);
                         std::vector<uint8_t> got[2];
                         for (int run = 0; run < 2; ++run) {  // two poisons: every byte value is a legal output
                             dout.upload(std::vector<uint8_t>(px.size(), run ? 0x00 : 0xff), size_t(shift));
-                            ASSERT_EQ(TC_OK, tc_konvolucija_run_u8(&p, din.ptr + shift, dmask.ptr, dout.ptr + shift, nullptr));
+                            ASSERT_EQ(TC_OK, tc_konvolucija_run_u8(&p, din.ptr + shift, dout.ptr + shift, nullptr));
                             ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
                             got[run] = dout.download(px.size(), size_t(shift));
                         }
@@ -358,7 +398,7 @@ TEST(Konvolucija, BestUint8Images) {
     // the domain: best only, 2-D, square masks of 3, 5, 7; each run function refuses the other's plans
     tc_konvolucija_plan p;
     const auto plan = [&](int v, int dim, int w, int h, int mw, int mh) {
-        const tc_konvolucija_request r{{v, int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0, TC_PIXEL_UINT8};
+        const tc_konvolucija_request r{{v, int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0, TC_PIXEL_UINT8, kOnes.data()};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(tc_variant_find(kProgram, "t"), 2, 64, 64, 3, 3));
@@ -373,7 +413,7 @@ TEST(Konvolucija, BestUint8Images) {
     DeviceBuffer<uint8_t> u(16);
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run(&p, f.ptr, f.ptr, f.ptr, nullptr));
     tc_konvolucija_plan fp;
-    const tc_konvolucija_request fr{{best, 16, 0, 0}, 2, 4, 4, 3, 3, TC_BORDER_ZERO, 0, TC_PIXEL_FLOAT32};
+    const tc_konvolucija_request fr{{best, 16, 0, 0}, 2, 4, 4, 3, 3, TC_BORDER_ZERO, 0, TC_PIXEL_FLOAT32, kOnes.data()};
     ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&fr, &d, &fp));
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run_u8(&fp, u.ptr, f.ptr, u.ptr, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run_u8(&fp, u.ptr, u.ptr, nullptr));
 }

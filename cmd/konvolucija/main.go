@@ -61,7 +61,7 @@ func command() cli.Command {
 				w, h = int(r.N), 1
 			}
 			return dev.PlanKonvolucija(gpu.ConvRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
-				MaskH: opt.mask.H, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude,
+				MaskH: opt.mask.H, Mask: opt.mask.Weights, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude,
 				Uint8: opt.pixel == "uint8"})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
@@ -347,7 +347,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 	pl := plan.(*gpu.KonvolucijaPlan)
 	var row report.Row
 	if s.px != nil { // 8 bits: every byte is a legal pixel, so two runs under two poisons
-		run := func() error { return gpu.RunKonvolucijaU8(pl, s.din, s.dmask, s.dout) }
+		run := func() error { return gpu.RunKonvolucijaU8(pl, s.din, s.dout) }
 		err := cli.RunPoisoned(&row, timer, "konvolucija "+pl.Variant.Name, s.dout.Fill, run,
 			func(k int) error { return s.dout.DownloadBytes(s.got[k]) })
 		if err != nil {

@@ -1,20 +1,28 @@
 package gpu
 
 /*
+#include <stdlib.h>
 #include "tecaj/konvolucija.h"
 */
 import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Konvolucija is the convolutions (cuda/konvolucija.cu).
 var Konvolucija = register(C.tc_konvolucija_program())
 
 // ConvRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
-// MaskW x MaskH (odd); Replicate picks the border (else zero); Magnitude asks for sqrt(gx^2 + gy^2)
-// of the mask and its transpose (square masks, best).
+// MaskW x MaskH (odd) weights, Mask (row-major; the plan keeps a copy, which best launches with);
+// Replicate picks the border (else zero); Magnitude asks for sqrt(gx^2 + gy^2) of the mask and its
+// transpose (square masks, best).
 // Uint8: 8-bit pixels in and out (best; 2-D; square masks of 3, 5, 7).
 type ConvRequest struct {
 	Request
 	Dim, Width, Height, MaskW, MaskH int
+	Mask                             []float32
 	Replicate, Magnitude, Uint8      bool
 }
 
@@ -28,12 +36,20 @@ type KonvolucijaPlan struct {
 // outside the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
 func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 	pl := &KonvolucijaPlan{}
+	if len(r.Mask) != r.MaskW*r.MaskH || len(r.Mask) == 0 {
+		return nil, fmt.Errorf("planning konvolucija: a %d x %d mask needs %d weights, not %d", r.MaskW, r.MaskH, r.MaskW*r.MaskH, len(r.Mask))
+	}
+	// (in C memory: the request that points at it crosses into C)
+	mask := C.malloc(C.size_t(4 * len(r.Mask)))
+	defer C.free(mask)
+	copy(unsafe.Slice((*float32)(mask), len(r.Mask)), r.Mask)
 	border := C.tc_border(C.TC_BORDER_ZERO)
 	if r.Replicate {
 		border = C.TC_BORDER_REPLICATE
 	}
 	req := C.tc_konvolucija_request{base: r.c(), dim: C.int(r.Dim), width: C.int(r.Width), height: C.int(r.Height),
-		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border, magnitude: cbool(r.Magnitude)}
+		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border, magnitude: cbool(r.Magnitude),
+		mask: (*C.float)(mask)}
 	if r.Uint8 {
 		req.pixel = C.TC_PIXEL_UINT8
 	}
@@ -45,13 +61,14 @@ func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 	return pl, nil
 }
 
-// RunKonvolucijaU8 convolves 8-bit in with mask (device memory) into 8-bit out.
-func RunKonvolucijaU8(pl *KonvolucijaPlan, in, mask, out *Buffer) error {
+// RunKonvolucijaU8 convolves 8-bit in with the plan's mask into 8-bit out.
+func RunKonvolucijaU8(pl *KonvolucijaPlan, in, out *Buffer) error {
 	return check("launching konvolucija "+pl.Variant.Name,
-		C.tc_konvolucija_run_u8(&pl.c, (*C.uint8_t)(in.ptr), mask.floats(), (*C.uint8_t)(out.ptr), nil))
+		C.tc_konvolucija_run_u8(&pl.c, (*C.uint8_t)(in.ptr), (*C.uint8_t)(out.ptr), nil))
 }
 
-// RunKonvolucija convolves in with mask (device memory) into out.
+// RunKonvolucija convolves in with mask (device memory: the plan's weights, which the lecture's
+// variants read there; best launches with the plan's copy) into out.
 func RunKonvolucija(pl *KonvolucijaPlan, in, mask, out *Buffer) error {
 	return check("launching konvolucija "+pl.Variant.Name, C.tc_konvolucija_run(&pl.c, in.floats(), mask.floats(), out.floats(), nil))
 }

@@ -9,13 +9,28 @@ import (
 
 func TestKonvolucijaPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	r := ConvRequest{Request: Request{Variant: find(t, Konvolucija, "t"), N: 100 * 50}, Dim: 2, Width: 100, Height: 50, MaskW: 33, MaskH: 33}
+	r := ConvRequest{Request: Request{Variant: find(t, Konvolucija, "t"), N: 100 * 50}, Dim: 2, Width: 100, Height: 50, MaskW: 33, MaskH: 33,
+		Mask: make([]float32, 33*33)}
 	if _, err := dev.PlanKonvolucija(r); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("a 33x33 mask: %v, want ErrOutsideDomain", err)
 	}
 	r.MaskW, r.MaskH = 3, 3
-	if pl, err := dev.PlanKonvolucija(r); err != nil || pl.Items != 5000 || pl.Blocks != 4 {
-		t.Errorf("3x3 plan %+v %v", pl, err)
+	if _, err := dev.PlanKonvolucija(r); err == nil {
+		t.Errorf("a 3x3 mask of 33x33 weights: planned")
+	}
+	r.Mask = []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	pl, err := dev.PlanKonvolucija(r)
+	if err != nil || pl.Items != 5000 || pl.Blocks != 4 {
+		t.Fatalf("3x3 plan %+v %v", pl, err)
+	}
+	for i, w := range pl.c.mask { // the request's weights, then zeros
+		want := float32(0)
+		if i < len(r.Mask) {
+			want = r.Mask[i]
+		}
+		if float32(w) != want {
+			t.Fatalf("the plan's mask slot %d: %v, want %v", i, w, want)
+		}
 	}
 }
 
@@ -32,7 +47,7 @@ func init() {
 				return err
 			}
 			pl, err := d.PlanKonvolucija(ConvRequest{Request: Request{Variant: v, N: int64(w * h)}, Dim: 2, Width: w, Height: h,
-				MaskW: m.W, MaskH: m.H, Replicate: true})
+				MaskW: m.W, MaskH: m.H, Mask: m.Weights, Replicate: true})
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,8 @@
 
 namespace {
 
+__device__ Factors g_factors;  // (the FACTORS variants read the mask's factors from memory first)
+
 template <int N>  // (x[t], x[t + 2]) for t = -4 .. 4N - 6, word 0 holding x[-4 .. -1]
 __device__ __forceinline__ uint32_t pair_of(const uint32_t (&even)[N], const uint32_t (&odd)[N], int t) {
     const int i = (t + 4) / 4, k = (t + 4) % 4;
@@ -105,14 +107,16 @@ int main() {
     CK(cudaMalloc(&ref, n));
     CK(cudaMalloc(&out, n));
     CK(cudaMemcpy(in, px.data(), n, cudaMemcpyHostToDevice));
-    const float wt = 1 / 9.f, box[9] = {wt, wt, wt, wt, wt, wt, wt, wt, wt};
-    CK(cudaMemcpyToSymbol(c_mask, box, sizeof box));
-    factor_mask<<<1, 32>>>(3, 3);
+    const float wt = 1 / 9.f;
+    Taps<9> box;
+    for (float &t : box.w) t = wt;
+    const Factors f = factor_mask(box.w, 3, 3);
+    CK(cudaMemcpyToSymbol(g_factors, &f, sizeof f));
     const Shape s{w, h, 3, 3, TC_BORDER_REPLICATE};
     {  // the product's kernel (a box: its integer path)
         const dim3 grid(w / kU8Cols, h / kU8Rows);
         const size_t patch = size_t(kU8Rows + 2) * size_t(kU8Cols + 2 * kU8Margin);
-        const float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s); });
+        const float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s, box, f); });
         CK(cudaDeviceSynchronize());
         printf("product conv_best_u8<3> (box):   %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
     }

@@ -20,6 +20,8 @@
 
 namespace {
 
+__device__ Factors g_factors;  // (the separable path's factors, from the host's factor_mask)
+
 template <int EPI>
 __device__ __forceinline__ uint32_t out_byte(float v) {  // the low byte holds the pixel
     if constexpr (EPI == 0) return rounded_bits(v);
@@ -138,14 +140,15 @@ int main() {
     CK(cudaMalloc(&ref, n));
     CK(cudaMalloc(&out, n));
     CK(cudaMemcpy(in, px.data(), n, cudaMemcpyHostToDevice));
-    const float box[9] = {1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f, 1 / 9.f};
-    CK(cudaMemcpyToSymbol(c_mask, box, sizeof box));
-    factor_mask<<<1, 32>>>(3, 3);
+    Taps<9> box;
+    for (float &t : box.w) t = 1 / 9.f;
+    const Factors f = factor_mask(box.w, 3, 3);
+    CK(cudaMemcpyToSymbol(g_factors, &f, sizeof f));
     const Shape s{w, h, 3, 3, TC_BORDER_REPLICATE};
     {  // the product's kernel
         const dim3 grid(w / kU8Cols, h / kU8Rows);
         const size_t patch = size_t(kU8Rows + 2) * size_t(kU8Cols + 2 * kU8Margin);
-        const float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s); });
+        const float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s, box, f); });
         CK(cudaDeviceSynchronize());
         printf("product conv_best_u8<3>: %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
     }

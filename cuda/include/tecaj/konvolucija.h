@@ -30,6 +30,9 @@ typedef struct {
     int magnitude;       /* 2-D, square masks, best: sqrt(gx^2 + gy^2) of the mask (gx) and its transpose (gy),
                           * as Sobel's gradient magnitude from sobel-x */
     tc_konvolucija_pixel pixel;
+    const float *mask;   /* the mask_w x mask_h weights, row-major, in host memory (required): the plan keeps a
+                          * copy, and best launches with it as a kernel argument (no copy to the device before
+                          * its kernel; for 8-bit pixels, whether the mask is separable or a box is decided here) */
 } tc_konvolucija_request;
 
 typedef struct {
@@ -40,18 +43,20 @@ typedef struct {
     tc_konvolucija_pixel pixel;
     int block_x, block_y; /* the 2-D block's shape (1-D: threads x 1) */
     int grid_y;
+    float mask[TC_KONVOLUCIJA_MAX_2D * TC_KONVOLUCIJA_MAX_2D]; /* the request's mask (the rest 0) */
 } tc_konvolucija_plan;
 
 tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const tc_device *device,
                                    tc_konvolucija_plan *out);
-/* in, out: width x height floats, row-major (out may not alias in); mask: mask_w x mask_h floats
- * of device memory, row-major. */
+/* in, out: width x height floats, row-major (out may not alias in); mask: the request's mask in
+ * device memory, mask_w x mask_h floats, row-major, as the lecture's variants read it (g from global
+ * memory; c and t copy it to constant memory first, in stream order). best reads the plan's copy
+ * and never mask, which may then be NULL. */
 tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const float *in, const float *mask, float *out,
                              cudaStream_t stream);
-/* The same for a TC_PIXEL_UINT8 plan: in, out: width x height bytes (each function refuses the
- * other's plans). */
-tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *plan, const uint8_t *in, const float *mask, uint8_t *out,
-                                cudaStream_t stream);
+/* The same for a TC_PIXEL_UINT8 plan (best only: the mask is the plan's): in, out: width x height
+ * bytes (each function refuses the other's plans). */
+tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *plan, const uint8_t *in, uint8_t *out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
