@@ -556,10 +556,12 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 // the sums, the rounding and the packing are conv_u8_box's, so the bits are the same. Rows whose
 // width is a multiple of 8 on 8-byte aligned views (the patch kernel takes the others). Measured
 // in the scratch experiment's harness, 8192 x 8192: 53.9 us against the patch kernel's 66.0 there;
-// in the table, with the mask's copy and factor_mask's launch before it, 61.0-61.5 -> 59.9 (both
-// gone since the mask comes with the plan).
+// in the table, with the mask's copy and factor_mask's launch before it, 61.0-61.5 -> 59.9. That
+// was inside the patch kernel (the device decided "box"), under its shared memory and launch
+// bounds; the experiment's kernels of their own took 51.6-52.1. Since the host decides from the
+// plan's mask, it is a kernel of its own.
 constexpr int kBoxAhead = 8;
-__device__ __forceinline__ void box_stream(const uint8_t *in, uint8_t *out, const Shape &s, float w) {
+__global__ void __launch_bounds__(kU8Threads, 8) conv_box_stream(const uint8_t *in, uint8_t *out, Shape s, float w) {
     constexpr int N = kU8Rows + 2;  // input rows y0 - 1 .. y0 + 16
     const int lane = threadIdx.x & 31, x = blockIdx.x * kU8Cols + kU8PerThread * int(threadIdx.x), y0 = blockIdx.y * kU8Rows;
     const bool zero = s.border == TC_BORDER_ZERO;
@@ -608,12 +610,6 @@ __global__ void __launch_bounds__(kU8Threads, MW == 3 ? (MAG ? 6 : 8) : 1)
     extern __shared__ uint4 patch16[];
     const int x0 = blockIdx.x * kU8Cols, y0 = blockIdx.y * kU8Rows;
     const bool uniform = !MAG && f.uniform;
-    if constexpr (MW == 3 && !MAG) {  // (a box: uniform; the summed rows' order is conv_u8_box's)
-        if (uniform && s.w % 8 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
-            box_stream(in, out, s, f.w);
-            return;
-        }
-    }
     const bool vectors = s.w % 16 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
     uint4 v[kEach];  // every load issued before the first store
 #pragma unroll
@@ -661,7 +657,8 @@ const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>),
                            tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>),
                            tc::kernel("conv_best_u8<3x3>", conv_best_u8<3, false>), tc::kernel("conv_best_u8<3x3,magnitude>", conv_best_u8<3, true>),
                            tc::kernel("conv_best_u8<5x5>", conv_best_u8<5, false>), tc::kernel("conv_best_u8<5x5,magnitude>", conv_best_u8<5, true>),
-                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>)};
+                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>),
+                           tc::kernel("conv_box_stream<3x3>", conv_box_stream)};
 
 const tc_variant variants[VARIANTS] = {
     {"g", "one thread an output; the mask and the input from global memory", "any size, masks up to 31 x 31 (1-D: 63)",
@@ -776,6 +773,13 @@ extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const u
     const Factors f = factor_mask(p->mask, p->mask_w, p->mask_h);
     const bool mag = p->magnitude != 0;
     const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps, f); };
+    // a 3 x 3 box on rows of a multiple of 8 bytes and 8-byte aligned views: streamed, the patch's tiles
+    if (p->mask_w == 3 && !mag && f.uniform && p->width % 8 == 0 &&
+        ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
+        conv_box_stream<<<grid, block, 0, s>>>(in, out, shape, f.w);
+        TC_LAUNCHED();
+        return TC_OK;
+    }
     switch (p->mask_w) {  // the compiled sizes
     case 3: go(mag ? conv_best_u8<3, true> : conv_best_u8<3, false>, taps_of<9>(*p)); break;
     case 5: go(mag ? conv_best_u8<5, true> : conv_best_u8<5, false>, taps_of<25>(*p)); break;

@@ -324,15 +324,17 @@ TEST(Konvolucija, LaunchesAsPlanned) {
             return tc_konvolucija_run(&p, in.ptr, mask.ptr, out.ptr, s);
         }, tc_variant_at(kProgram, v)->name);
     }
-    for (int k : {3, 5}) {  // best's 8-bit path: one launch, the mask decided on the host
-        tc_konvolucija_plan p;
-        const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), 1024 * 300, 0, 0}, 2, 1024, 300, k, k,
-                                       TC_BORDER_REPLICATE, 0, TC_PIXEL_UINT8, kOnes.data()};
-        ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
-        DeviceBuffer<uint8_t> in(1024 * 300), out(1024 * 300);
-        expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) { return tc_konvolucija_run_u8(&p, in.ptr, out.ptr, s); },
-                                   "best uint8 " + std::to_string(k) + "x" + std::to_string(k));
-    }
+    for (int k : {3, 5})  // best's 8-bit path: one launch (the 3 x 3 box: the streamed kernel), the mask decided on the host
+        for (bool box : {false, true}) {
+            const std::vector<float> m(size_t(k) * k, box ? 1.0f / float(k * k) : 1.0f);
+            tc_konvolucija_plan p;
+            const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), 1024 * 300, 0, 0}, 2, 1024, 300, k, k,
+                                           TC_BORDER_REPLICATE, 0, TC_PIXEL_UINT8, m.data()};
+            ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+            DeviceBuffer<uint8_t> in(1024 * 300), out(1024 * 300);
+            expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) { return tc_konvolucija_run_u8(&p, in.ptr, out.ptr, s); },
+                                       "best uint8 " + std::to_string(k) + "x" + std::to_string(k) + (box ? " box" : ""));
+        }
 }
 
 // best's 8-bit path: uint8 in and out, every border, the compiled masks (3, 5, 7) and the

@@ -113,12 +113,19 @@ int main() {
     const Factors f = factor_mask(box.w, 3, 3);
     CK(cudaMemcpyToSymbol(g_factors, &f, sizeof f));
     const Shape s{w, h, 3, 3, TC_BORDER_REPLICATE};
-    {  // the product's kernel (a box: its integer path)
+    {  // the product's kernels: the patch kernel (a box: its integer path), and the streamed box
         const dim3 grid(w / kU8Cols, h / kU8Rows);
         const size_t patch = size_t(kU8Rows + 2) * size_t(kU8Cols + 2 * kU8Margin);
-        const float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s, box, f); });
+        float us = time_us([&] { conv_best_u8<3, false><<<grid, kU8Threads, patch>>>(in, ref, s, box, f); });
         CK(cudaDeviceSynchronize());
         printf("product conv_best_u8<3> (box):   %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
+        us = time_us([&] { conv_box_stream<<<grid, kU8Threads>>>(in, out, s, f.w); });
+        CK(cudaDeviceSynchronize());
+        std::vector<uint8_t> a(n), b(n);
+        CK(cudaMemcpy(a.data(), ref, n, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(b.data(), out, n, cudaMemcpyDeviceToHost));
+        printf("product conv_box_stream:         %7.2f us (%.0f GB/s)  %s\n", us, 2.0 * n / us / 1e3,
+               a == b ? "same as the patch kernel" : "DIFFERS from the patch kernel");
     }
     std::vector<uint8_t> want(n), got(n);
     CK(cudaMemcpy(want.data(), ref, n, cudaMemcpyDeviceToHost));
