@@ -225,8 +225,8 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // count of the tiles done publishing share one 64-bit word: a block reads the epoch as its loads
 // go out, and counts itself done after publishing (one atomic, whose answer it looks at only
 // after its stores are issued); the tile that counts last knows every tile has read the epoch,
-// and readies the next run (epoch + 1, count 0). A look-back that spins too long (a bug, not a state the design reaches)
-// gives up rather than hang, and the result fails its check.
+// and readies the next run (epoch + 1, count 0). A look-back that spins too long (a bug, not a
+// state the design reaches) gives up rather than hang, and the result fails its check.
 // Rows of 128 a warp: 16 (tiles of 16384) for large plain scans, where fewer tiles mean fewer
 // look-backs a byte; 8 (8192) for segmented scans (pairs take twice the registers) and for n
 // too small to give every SM a few tiles of 16384.
