@@ -279,12 +279,18 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
         const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
         if (!(missing & before_it)) {  // every word up to it is published
             if (first < 32) {
-                T acc = from_bits<T>(uint32_t(__shfl_sync(kFull, uint32_t(w), first)));
-                for (int k = first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(uint32_t(__shfl_sync(kFull, uint32_t(w), k))));
-                for (int k = depth - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));  // the newer windows
+                // the window joins the stack, and the fold reads it from the inclusive prefix on, older to
+                // newer (this window's words, then the newer windows'): the same operations in the same
+                // order as a shuffle a word, but the loads are independent and only the operations
+                // chain (a shuffle a word put one shuffle's latency between two of them)
+                stack[depth + lane] = uint32_t(w);
+                __syncwarp();
+                T acc = from_bits<T>(stack[depth + first]);
+#pragma unroll 8
+                for (int k = depth + first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));
                 return acc;
             }
-            if (depth + 32 <= kBestStack) {  // 32 aggregates: keep them, look further back
+            if (depth + 64 <= kBestStack) {  // 32 aggregates: keep them (and room for one more window), look further back
                 stack[depth + lane] = uint32_t(w);
                 __syncwarp();
                 depth += 32;
