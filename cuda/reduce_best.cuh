@@ -1,7 +1,7 @@
 // The one-launch reduction engine (redukcija's best, razdalja's best): a grid of at most one
 // resident wave reads with 16-byte loads, several in flight a thread; each block reduces with
-// tc::block_reduce and stores its partial, tagged with the run's epoch; the grid's last block
-// waits on the tags, reduces the partials in a fixed order and moves the epoch on. No atomic
+// tc::block_reduce and stores its partial, each word tagged with the run's epoch; the grid's last
+// block waits on the tags, reduces the partials in a fixed order and moves the epoch on. No atomic
 // read-modify-write at all, and no float atomics: the result is the same bits every run.
 // (Until the fourth session the blocks took a ticket, and the last to take it reduced the
 // partials: the ticket's round trip, behind every block's atomic on one word, and then a second
@@ -40,17 +40,9 @@ struct Element<T, tc::KeyValue<T>> {
     __host__ __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
 };
 
-// best's scratch: a 256-byte header (the run's epoch), then the partials (at most 16 bytes each)
-// and a 4-byte tag each; zero-filled once.
-inline size_t best_scratch(int blocks) { return 256 + align256(size_t(20) * size_t(blocks)); }
-
-// The partials through L2 (__ldcg), never a line an earlier run left in this SM's L1.
-template <typename A>
-__device__ __forceinline__ A load_l2(const A *p) { return __ldcg(p); }
-template <typename V>
-__device__ __forceinline__ tc::KeyValue<V> load_l2(const tc::KeyValue<V> *p) {
-    return {__ldcg(&p->value), __ldcg(&p->index)};
-}
+// best's scratch: a 256-byte header (the run's epoch), then the partials (at most 16 bytes each),
+// each 32-bit word of them in 8 bytes beside its tag; zero-filled once.
+inline size_t best_scratch(int blocks) { return 256 + align256(size_t(32) * size_t(blocks)); }
 
 constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 
@@ -121,42 +113,42 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
 
     const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);  // (its barrier: epoch_shared is in)
-    // This run's tag: the epoch + 1, which a zero-filled slot never carries. A 4-byte partial goes
-    // out with its tag in one 64-bit word (one store, seen whole); a wider one first, then its tag
-    // with release order (the waiting block loads the partial after the tag, with acquire order).
+    // This run's tag: the epoch + 1, which a zero-filled slot never carries. The partial goes out
+    // as its 32-bit words, each in one 64-bit store beside the tag (seen whole), so the waiting
+    // block's loads of all its words go out at once and the tags say they are this run's.
+    // (Storing a wider partial first and its tag after, with release order, put a second round
+    // trip behind the tag: argmin and razdalja at 10^6 got slower than with the ticket.)
     const unsigned tag = epoch_shared + 1u;
-    constexpr bool kPacked = sizeof(A) == 4;
-    unsigned long long *const packed = reinterpret_cast<unsigned long long *>(partials);
-    unsigned *const tags = reinterpret_cast<unsigned *>(partials + gridDim.x);
+    constexpr int kWords = int(sizeof(A) / 4);
+    static_assert(sizeof(A) % 4 == 0, "a partial is whole 32-bit words");
+    unsigned long long *const slots = reinterpret_cast<unsigned long long *>(partials);  // kWords a block
     if (threadIdx.x == 0) {
-        if constexpr (kPacked) {
-            uint32_t bits;
-            memcpy(&bits, &block_total, 4);
-            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(packed[blockIdx.x])
-                .store((unsigned long long)tag << 32 | bits, cuda::memory_order_relaxed);
-        } else {
-            partials[blockIdx.x] = block_total;
-            cuda::atomic_ref<unsigned, cuda::thread_scope_device>(tags[blockIdx.x]).store(tag, cuda::memory_order_release);
-        }
+        uint32_t word[kWords];
+        memcpy(word, &block_total, sizeof(A));
+#pragma unroll
+        for (int q = 0; q < kWords; ++q)
+            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(blockIdx.x) * kWords + q])
+                .store((unsigned long long)tag << 32 | word[q], cuda::memory_order_relaxed);
     }
     // The grid's last block (dispatched last) waits for every partial: only it waits, and for
     // blocks that wait for nothing, so no grid size can deadlock.
     if (blockIdx.x != gridDim.x - 1) return;
     A v = tc::identity<A, Op>();
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) {
-        if constexpr (kPacked) {
-            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(packed[k]);
-            unsigned long long w = slot.load(cuda::memory_order_relaxed);
-            while (unsigned(w >> 32) != tag) w = slot.load(cuda::memory_order_relaxed);
-            const uint32_t bits = uint32_t(w);
-            A x;
-            memcpy(&x, &bits, 4);
-            v = op(v, x);
-        } else {
-            cuda::atomic_ref<unsigned, cuda::thread_scope_device> t(tags[k]);
-            while (t.load(cuda::memory_order_acquire) != tag) {}
-            v = op(v, load_l2(partials + k));
+        unsigned long long w[kWords];
+        uint32_t word[kWords];
+#pragma unroll
+        for (int q = 0; q < kWords; ++q)
+            w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+#pragma unroll
+        for (int q = 0; q < kWords; ++q) {
+            while (unsigned(w[q] >> 32) != tag)
+                w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+            word[q] = uint32_t(w[q]);
         }
+        A x;
+        memcpy(&x, word, sizeof(A));
+        v = op(v, x);
     }
     __syncthreads();  // the storage's first use is over in every warp
     v = tc::block_reduce<A, Op>(v, storage, op);
