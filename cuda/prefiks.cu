@@ -206,8 +206,10 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // ---- best: one pass, decoupled look-back (Merrill & Garland 2016), deterministic --------------
 //
 // Beyond the lecture. A tile is 256 threads x 4 x ROWS elements (8192 or 16384: ROWS below),
-// taken in index order from a counter (every tile a look-back waits for is running or done: no
-// deadlock). Each warp owns ROWS rows of 128 contiguous elements: a lane holds 4 contiguous
+// block b's tile b: blocks are dispatched in index order, so every tile a look-back waits for is
+// running or done (no deadlock; CUB's scans rely on the same order). Until the fourth session
+// a counter handed the tiles out, and every block waited for that atomic's round trip before its
+// first load. Each warp owns ROWS rows of 128 contiguous elements: a lane holds 4 contiguous
 // elements of each row, loaded as one 16-byte vector (the warp's load is one coalesced 512-byte
 // line), with their head flags as one 4-byte word. The lane folds its 4, the warp scans the lanes' folds (five
 // shuffles) row by row with a running carry, the block combines its 8 warp totals in order, and
@@ -219,11 +221,12 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // Segmented scans run the same pass on (value, head flag) pairs with the lecture's operator; a
 // tile with a head publishes its inclusive prefix at once (it does not depend on the tiles
 // before it), so short segments cut every look-back short.
-// Status words carry a run epoch, so no run needs the statuses cleared. The epoch and the tile
-// counter share one 64-bit word, so one atomic gives a tile both; the tile that takes the last
-// ticket knows every ticket is taken, and readies the next run (epoch + 1, counter 0) without
-// waiting for anyone. A look-back that spins too long (a bug, not a state the design reaches)
-// gives up rather than hang, and the result fails its check.
+// Status words carry a run epoch (30 bits), so no run needs the statuses cleared. The epoch and a
+// count of the tiles done publishing share one 64-bit word: a block reads the epoch as its loads
+// go out, and counts itself done after publishing (one atomic, whose answer it looks at only
+// after its stores are issued); the tile that counts last knows every tile has read the epoch,
+// and readies the next run (epoch + 1, count 0). A look-back that spins too long (a bug, not a
+// state the design reaches) gives up rather than hang, and the result fails its check.
 // Rows of 128 a warp: 16 (tiles of 16384) for large plain scans, where fewer tiles mean fewer
 // look-backs a byte; 8 (8192) for segmented scans (pairs take twice the registers) and for n
 // too small to give every SM a few tiles of 16384.
@@ -235,11 +238,14 @@ constexpr int kBestStack = 256;  // aggregates a look-back may hold before it wa
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
 struct BestState {
-    unsigned long long ticket;  // the run's epoch (high 32 bits) and the tiles taken (low 32)
+    unsigned long long epoch_done;  // the run's epoch (high 32 bits) and the tiles done publishing (low 32)
 };
 
+// A tile's status: its value (low 32 bits), kInvalid/kAggregate/kInclusive (2 bits) and the run's
+// epoch (30 bits: a word left by a run 2^30 runs before cannot pass for this run's)
+constexpr uint32_t kEpochMask = (1u << 30) - 1u;
 __device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
-    return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & 0xffffu) << 48;
+    return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & kEpochMask) << 34;
 }
 
 // The element a pass scans: the value, or the (value, head flag) pair; and its operator.
@@ -267,18 +273,24 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
         uint64_t w = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
         if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_acquire);
         const uint32_t status = uint32_t(w >> 32) & 3u;
-        const bool valid = status != kInvalid && uint32_t(w >> 48) == (epoch & 0xffffu);
+        const bool valid = status != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
         const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
         const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
         const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
         if (!(missing & before_it)) {  // every word up to it is published
             if (first < 32) {
-                T acc = from_bits<T>(uint32_t(__shfl_sync(kFull, uint32_t(w), first)));
-                for (int k = first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(uint32_t(__shfl_sync(kFull, uint32_t(w), k))));
-                for (int k = depth - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));  // the newer windows
+                // the window joins the stack, and the fold reads it from the inclusive prefix on, older to
+                // newer (this window's words, then the newer windows'): the same operations in the same
+                // order as a shuffle a word, but the loads are independent and only the operations
+                // chain (a shuffle a word put one shuffle's latency between two of them)
+                stack[depth + lane] = uint32_t(w);
+                __syncwarp();
+                T acc = from_bits<T>(stack[depth + first]);
+#pragma unroll 8
+                for (int k = depth + first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));
                 return acc;
             }
-            if (depth + 32 <= kBestStack) {  // 32 aggregates: keep them, look further back
+            if (depth + 64 <= kBestStack) {  // 32 aggregates: keep them (and room for one more window), look further back
                 stack[depth + lane] = uint32_t(w);
                 __syncwarp();
                 depth += 32;
@@ -301,19 +313,14 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
     const O op{};
     constexpr int kWarps = kBestThreads / 32, kBestRows = ROWS, kBestItems = 4 * ROWS;
     constexpr int64_t kBestTile = best_tile(ROWS);
-    __shared__ unsigned long long ticket_shared;
     __shared__ E warp_total[kWarps];
     __shared__ T prefix_shared;
     __shared__ uint32_t stack[kBestStack];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) {
-        const unsigned long long t = atomicAdd(&state->ticket, 1ull);
-        ticket_shared = t;
-        if (int64_t(uint32_t(t)) == tiles - 1) state->ticket = (t >> 32) + 1 << 32;  // the last ticket: ready the next run
-    }
-    __syncthreads();
-    const int64_t tile = int64_t(uint32_t(ticket_shared)), warp_base = tile * kBestTile + int64_t(warp) * (32 * kBestItems);
-    const uint32_t epoch = uint32_t(ticket_shared >> 32);
+    const int64_t tile = blockIdx.x, warp_base = tile * kBestTile + int64_t(warp) * (32 * kBestItems);
+    uint32_t epoch = 0;  // (warp 0 publishes and looks back; its load goes out with the data's)
+    if (warp == 0)
+        epoch = uint32_t(cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(state->epoch_done).load(cuda::memory_order_relaxed) >> 32);
     // load: row r of the warp is warp_base + 128 r; the lane's 4 elements start at + 4 lane
     const bool whole = (tile + 1) * kBestTile <= n && (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
                        (reinterpret_cast<uintptr_t>(out) & 15) == 0 && (!SEG || (reinterpret_cast<uintptr_t>(flags) & 3) == 0);
@@ -368,6 +375,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         if (w == warp) warp_prefix = aggregate;
         aggregate = op(aggregate, warp_total[w]);
     }
+    unsigned long long done = 0;  // (thread 0: the count of tiles done publishing before this one)
     if (warp == 0) {
         T prefix = tc::identity<T, Op>();
         cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
@@ -379,7 +387,10 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack);
         if (lane == 0 && tile > 0 && !headed)
             mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_release);
-        if (lane == 0) prefix_shared = prefix;
+        if (lane == 0) {
+            prefix_shared = prefix;
+            done = atomicAdd(&state->epoch_done, 1ull);  // this tile has published (the answer is looked at last)
+        }
     }
     __syncthreads();
     E tile_prefix;
@@ -409,6 +420,8 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
                 if (i + k < n) out[i + k] = v[k];
         }
     }
+    // the tile that counted last: every tile has read the epoch, so the next run may have the next one
+    if (threadIdx.x == 0 && int64_t(uint32_t(done)) == tiles - 1) state->epoch_done = ((done >> 32) + 1) << 32;
 }
 
 // ---- the baseline: CUB's scans, and for segments what a CUB user does from head flags: keys by

@@ -260,7 +260,7 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
     case VBEST:
         out->output = TC_RAZDALJA_SCALAR64;
         p.out_count = 2;
-        p.scratch_bytes = 256 + tc::align256(sizeof(double) * size_t(p.blocks));  // ticket (padded), partials
+        p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch (padded), the partials and their tags
         // a thread's terms (each of its accumulators' chains, combined), the block tree, the last
         // block's sequential pass over the partials and its tree
         out->accumulation_depth = per_thread + tc::kBestVectors + tree + tc::ceil_div(p.blocks, p.threads) + tree;
@@ -304,10 +304,10 @@ extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *
         break;
     case VBEST: {
         if (reinterpret_cast<uintptr_t>(out) & 7) return TC_BAD_ARGUMENT;  // one double
-        unsigned *ticket = static_cast<unsigned *>(scratch);
+        unsigned *epoch = static_cast<unsigned *>(scratch);
         double *partials = reinterpret_cast<double *>(static_cast<unsigned char *>(scratch) + 256);
         tc::reduce_best<float, double, tc::Sum><<<g, t, 0, s>>>(a, b, tc::DIFF_SQUARE, reinterpret_cast<double *>(out),
-                                                                 partials, ticket, p->n);
+                                                                 partials, epoch, p->n);
         break;
     }
     case VCUB: {

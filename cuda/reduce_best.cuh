@@ -1,8 +1,11 @@
 // The one-launch reduction engine (redukcija's best, razdalja's best): a grid of at most one
 // resident wave reads with 16-byte loads, several in flight a thread; each block reduces with
-// tc::block_reduce and stores its partial; the last block to finish (a ticket, counted with
-// release/acquire order instead of a full fence) reduces the partials in a fixed order and resets
-// the ticket. No float atomics: the result is the same bits every run. The element map makes
+// tc::block_reduce and stores its partial, each word tagged with the run's epoch; the grid's last
+// block waits on the tags, reduces the partials in a fixed order and moves the epoch on. No atomic
+// read-modify-write at all, and no float atomics: the result is the same bits every run.
+// (Until the fourth session the blocks took a ticket, and the last to take it reduced the
+// partials: the ticket's round trip, behind every block's atomic on one word, and then a second
+// round trip for the partials. Here the wait ends as the last partial lands.) The element map makes
 // norms (x^2), dots (x*y) and distances ((x-y)^2) sums of one stream; float32 inputs can
 // accumulate in float64, where no square or product of a finite float32 overflows (1e20^2) or
 // underflows (1e-41^2). Arg operators carry (value, index) pairs.
@@ -37,13 +40,9 @@ struct Element<T, tc::KeyValue<T>> {
     __host__ __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
 };
 
-// The partials through L2 (__ldcg), never a line an earlier run left in this SM's L1.
-template <typename A>
-__device__ __forceinline__ A load_l2(const A *p) { return __ldcg(p); }
-template <typename V>
-__device__ __forceinline__ tc::KeyValue<V> load_l2(const tc::KeyValue<V> *p) {
-    return {__ldcg(&p->value), __ldcg(&p->index)};
-}
+// best's scratch: a 256-byte header (the run's epoch), then the partials (at most 16 bytes each),
+// each 32-bit word of them in 8 bytes beside its tag; zero-filled once.
+inline size_t best_scratch(int blocks) { return 256 + align256(size_t(32) * size_t(blocks)); }
 
 constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 
@@ -55,13 +54,15 @@ __device__ __forceinline__ bool later_wins(V x, V best) {
     return (Less ? x < best : x > best) || (x != x && best == best);
 }
 
+// scratch: best_scratch's layout (epoch: its header; partials after it)
 template <typename T, typename A, typename Op>
 __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T *b, Map map, A *result, A *partials,
-                                                           unsigned *ticket, int64_t n) {
+                                                           unsigned *epoch, int64_t n) {
     constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
     struct alignas(16) Vec { T x[W]; };
     __shared__ tc::BlockReduceStorage<A> storage;
-    __shared__ bool last_block;
+    __shared__ unsigned epoch_shared;
+    if (threadIdx.x == 0) epoch_shared = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).load(cuda::memory_order_relaxed);
     const Op op{};
     constexpr bool kArg = cuda::std::is_same<Op, tc::ArgMin>::value || cuda::std::is_same<Op, tc::ArgMax>::value;
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
@@ -111,23 +112,50 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
 #pragma unroll
     for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
 
-    const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);
+    const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);  // (its barrier: epoch_shared is in)
+    // This run's tag: the epoch + 1, which a zero-filled slot never carries. The partial goes out
+    // as its 32-bit words, each in one 64-bit store beside the tag (seen whole), so the waiting
+    // block's loads of all its words go out at once and the tags say they are this run's.
+    // (Storing a wider partial first and its tag after, with release order, put a second round
+    // trip behind the tag: argmin and razdalja at 10^6 got slower than with the ticket.)
+    const unsigned tag = epoch_shared + 1u;
+    constexpr int kWords = int(sizeof(A) / 4);
+    static_assert(sizeof(A) % 4 == 0, "a partial is whole 32-bit words");
+    unsigned long long *const slots = reinterpret_cast<unsigned long long *>(partials);  // kWords a block
     if (threadIdx.x == 0) {
-        partials[blockIdx.x] = block_total;
-        // release: the partial is visible device-wide before the ticket counts it; acquire: the
-        // last block sees every partial (its other threads after the barrier below)
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*ticket);
-        last_block = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+        uint32_t word[kWords];
+        memcpy(word, &block_total, sizeof(A));
+#pragma unroll
+        for (int q = 0; q < kWords; ++q)
+            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(blockIdx.x) * kWords + q])
+                .store((unsigned long long)tag << 32 | word[q], cuda::memory_order_relaxed);
     }
-    __syncthreads();
-    if (!last_block) return;
+    // The grid's last block (dispatched last) waits for every partial: only it waits, and for
+    // blocks that wait for nothing, so no grid size can deadlock.
+    if (blockIdx.x != gridDim.x - 1) return;
     A v = tc::identity<A, Op>();
-    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) v = op(v, load_l2(partials + k));
+    for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) {
+        unsigned long long w[kWords];
+        uint32_t word[kWords];
+#pragma unroll
+        for (int q = 0; q < kWords; ++q)
+            w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+#pragma unroll
+        for (int q = 0; q < kWords; ++q) {
+            while (unsigned(w[q] >> 32) != tag)
+                w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+            word[q] = uint32_t(w[q]);
+        }
+        A x;
+        memcpy(&x, word, sizeof(A));
+        v = op(v, x);
+    }
     __syncthreads();  // the storage's first use is over in every warp
     v = tc::block_reduce<A, Op>(v, storage, op);
     if (threadIdx.x == 0) {
         *result = v;
-        *ticket = 0;
+        // every block has read the epoch (its partial is in): the next run may have the next one
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(tag, cuda::memory_order_relaxed);
     }
 }
 

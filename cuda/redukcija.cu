@@ -600,7 +600,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
             return TC_OK;
         }));
         const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
-        p.scratch_bytes = 256 + tc::align256(sizeof(double) * 2 * size_t(p.blocks));  // ticket, partials (<= 16 bytes)
+        p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch, the partials (<= 16 bytes) and their tags
         out->depth = per_thread + tree + tc::ceil_div(p.blocks, kBestThreads) + tree;
         return TC_OK;
     }
@@ -666,10 +666,10 @@ extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a,
         return dispatch<true>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {
             using T = typename decltype(t)::type;
             using A = typename decltype(acc)::type;
-            unsigned *ticket = static_cast<unsigned *>(scratch);
+            unsigned *epoch = static_cast<unsigned *>(scratch);
             A *partials = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + 256);
             reduce_best<T, A, decltype(op)><<<p->launch.blocks, kBestThreads, 0, s>>>(
-                static_cast<const T *>(a), static_cast<const T *>(b), map, static_cast<A *>(out), partials, ticket,
+                static_cast<const T *>(a), static_cast<const T *>(b), map, static_cast<A *>(out), partials, epoch,
                 p->launch.n);
             TC_LAUNCHED();
             return TC_OK;
