@@ -181,7 +181,7 @@ const tc_kernel kls3[] = {tc::kernel("razdalja_ls3", razdalja_ls3)};
 const tc_kernel kls4[] = {tc::kernel("razdalja_ls4", razdalja_ls4)};
 const tc_kernel kla1[] = {tc::kernel("razdalja_la1", razdalja_la1)};
 const tc_kernel kla2[] = {tc::kernel("razdalja_la2", razdalja_la2)};
-const tc_kernel kbest[] = {tc::kernel("reduce_best<f32,(a-b)^2 in f64>", tc::reduce_best<float, double, tc::Sum>)};
+const tc_kernel kbest[] = {tc::kernel("reduce_best<f32,(a-b)^2 in f64>", tc::reduce_best<float, double, tc::Sum, tc::DIFF_SQUARE>)};
 
 const tc_variant variants[VARIANTS] = {
     {"g", "device squares the differences, host sums them sequentially (float64) and takes the root", "any n",
@@ -223,7 +223,7 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
     if (v == VBEST) {  // the engine's block and grid
         if (r->base.threads != 0 && r->base.threads != tc::kBestThreads) return TC_OUTSIDE_DOMAIN;
         p.threads = tc::kBestThreads;
-        if (p.blocks == 0) p.blocks = tc::best_blocks<float, double, tc::Sum>(*dev, n);  // (any grid covers any n)
+        if (p.blocks == 0) p.blocks = tc::best_blocks<float, double, tc::Sum, tc::DIFF_SQUARE>(*dev, n);  // (any grid covers any n)
     }
     if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
     const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds
@@ -306,8 +306,8 @@ extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *
         if (reinterpret_cast<uintptr_t>(out) & 7) return TC_BAD_ARGUMENT;  // one double
         unsigned *epoch = static_cast<unsigned *>(scratch);
         double *partials = reinterpret_cast<double *>(static_cast<unsigned char *>(scratch) + 256);
-        tc::reduce_best<float, double, tc::Sum><<<g, t, 0, s>>>(a, b, tc::DIFF_SQUARE, reinterpret_cast<double *>(out),
-                                                                 partials, epoch, p->n);
+        tc::reduce_best<float, double, tc::Sum, tc::DIFF_SQUARE><<<g, t, 0, s>>>(a, b, reinterpret_cast<double *>(out),
+                                                                                partials, epoch, p->n);
         break;
     }
     case VCUB: {

@@ -19,6 +19,10 @@ namespace tc {
 
 enum Map { IDENTITY, SQUARE, PRODUCT, DIFF_SQUARE };
 __host__ __device__ constexpr bool two_inputs(Map map) { return map == PRODUCT || map == DIFF_SQUARE; }
+template <Map M>
+struct MapTag {
+    static constexpr Map value = M;
+};
 
 // Element i as an accumulator of type A sees it: x, x^2 (norm), x*y (dot) or (x-y)^2 (distance),
 // converted first (so float32 squares, products and differences made in a float64 accumulator are
@@ -26,13 +30,25 @@ __host__ __device__ constexpr bool two_inputs(Map map) { return map == PRODUCT |
 // variant: redukcija's lecture Source, best and CUB.
 template <typename T, typename A>
 struct Element {
-    __host__ __device__ __forceinline__ static A at(T x, T y, int64_t, Map map) {
+    // the map as a template parameter (best: no per-element choice of map)
+    template <Map M>
+    __host__ __device__ __forceinline__ static A map(T x, T y) {
         const A v = A(x);
-        if (map == DIFF_SQUARE) {
+        if constexpr (M == DIFF_SQUARE) {
             const A d = v - A(y);
             return d * d;
+        } else if constexpr (M == SQUARE) {
+            return v * v;
+        } else if constexpr (M == PRODUCT) {
+            return v * A(y);
+        } else {
+            return v;
         }
-        return map == SQUARE ? v * v : map == PRODUCT ? v * A(y) : v;
+    }
+    // the map chosen at run time (the lecture variants and CUB)
+    __host__ __device__ __forceinline__ static A at(T x, T y, int64_t, Map m) {
+        return m == DIFF_SQUARE ? map<DIFF_SQUARE>(x, y) : m == SQUARE ? map<SQUARE>(x, y)
+                                                           : m == PRODUCT ? map<PRODUCT>(x, y) : map<IDENTITY>(x, y);
     }
 };
 template <typename T>
@@ -46,17 +62,30 @@ inline size_t best_scratch(int blocks) { return 256 + align256(size_t(32) * size
 
 constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 
-// argmin (Less) / argmax within a 16-byte vector, in index order: a later element wins only if it
-// is strictly better, or the first NaN (ties keep the earlier), so the pair operator, its index
-// compare and its 64-bit index arithmetic run once a vector instead of once an element.
+// argmin (Less) / argmax over elements seen in index order: a later element wins only if it is
+// strictly better, or the first NaN (ties and later NaNs keep the earlier).
 template <bool Less, typename V>
 __device__ __forceinline__ bool later_wins(V x, V best) {
     return (Less ? x < best : x > best) || (x != x && best == best);
 }
 
-// scratch: best_scratch's layout (epoch: its header; partials after it)
-template <typename T, typename A, typename Op>
-__global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T *b, Map map, A *result, A *partials,
+// An arg operator's running winner in one thread. A thread meets its elements in index order
+// (its vectors k = 0..3 at increasing addresses, round after round, then the scalar rest), so
+// a candidate replaces the winner by later_wins alone: no pair operator and no index compare an
+// element, only a value compare and two selects. index < 0: nothing seen yet.
+template <typename T, bool Less>
+struct Running {
+    T value{};
+    int64_t index = -1;
+    __device__ __forceinline__ void see(T x, int64_t i) {
+        if (index < 0 || later_wins<Less>(x, value)) value = x, index = i;
+    }
+};
+
+// scratch: best_scratch's layout (epoch: its header; partials after it). M: the element map
+// (IDENTITY for min/max/arg operators).
+template <typename T, typename A, typename Op, Map M>
+__global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T *b, A *result, A *partials,
                                                            unsigned *epoch, int64_t n) {
     constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
     struct alignas(16) Vec { T x[W]; };
@@ -65,15 +94,18 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
     if (threadIdx.x == 0) epoch_shared = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).load(cuda::memory_order_relaxed);
     const Op op{};
     constexpr bool kArg = cuda::std::is_same<Op, tc::ArgMin>::value || cuda::std::is_same<Op, tc::ArgMax>::value;
+    constexpr bool kLess = cuda::std::is_same<Op, tc::ArgMin>::value;
+    constexpr bool kTwo = two_inputs(M);
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
-    // kBestVectors independent accumulators (independent chains; combined in a fixed order)
+    // kBestVectors independent accumulators (independent chains; combined in a fixed order);
+    // arg operators: one running winner (see Running)
     A acc[kBestVectors];
 #pragma unroll
     for (int k = 0; k < kBestVectors; ++k) acc[k] = tc::identity<A, Op>();
+    Running<T, kLess> win;
     int64_t done = 0;
-    const bool two = two_inputs(map);
-    if (((reinterpret_cast<uintptr_t>(a) | (two ? reinterpret_cast<uintptr_t>(b) : 0)) & 15) == 0) {
-        const Vec *va = reinterpret_cast<const Vec *>(a), *vb = reinterpret_cast<const Vec *>(two ? b : a);
+    if (((reinterpret_cast<uintptr_t>(a) | (kTwo ? reinterpret_cast<uintptr_t>(b) : 0)) & 15) == 0) {
+        const Vec *va = reinterpret_cast<const Vec *>(a), *vb = reinterpret_cast<const Vec *>(kTwo ? b : a);
         const int64_t vectors = n / W;
         // kBestVectors loads in flight a thread (predicated at the end), consecutive threads on
         // consecutive vectors
@@ -84,33 +116,40 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
                 const int64_t at = v + k * threads;
                 if (at < vectors) {
                     x[k] = va[at];
-                    if (two) y[k] = vb[at];
+                    if constexpr (kTwo) y[k] = vb[at];
                 }
             }
 #pragma unroll
             for (int k = 0; k < kBestVectors; ++k) {
                 const int64_t at = v + k * threads;
                 if (at < vectors) {
-                    if constexpr (kArg) {  // the vector's winner first (in index order), then one pair step
+                    if constexpr (kArg) {  // the vector's winner first (in index order), then the running one
                         T best = x[k].x[0];
                         int e_best = 0;
 #pragma unroll
                         for (int e = 1; e < W; ++e)
-                            if (later_wins<cuda::std::is_same<Op, tc::ArgMin>::value>(x[k].x[e], best)) best = x[k].x[e], e_best = e;
-                        acc[k] = op(acc[k], A{best, at * W + e_best});
+                            if (later_wins<kLess>(x[k].x[e], best)) best = x[k].x[e], e_best = e;
+                        win.see(best, at * W + e_best);
                     } else {
 #pragma unroll
                         for (int e = 0; e < W; ++e)
-                            acc[k] = op(acc[k], Element<T, A>::at(x[k].x[e], two ? y[k].x[e] : T(0), at * W + e, map));
+                            acc[k] = op(acc[k], Element<T, A>::template map<M>(x[k].x[e], kTwo ? y[k].x[e] : T(0)));
                     }
                 }
             }
         }
         done = vectors * W;
     }
-    for (int64_t i = done + tid; i < n; i += threads) acc[0] = op(acc[0], Element<T, A>::at(a[i], two ? b[i] : T(0), i, map));
+    for (int64_t i = done + tid; i < n; i += threads) {
+        if constexpr (kArg) win.see(a[i], i);
+        else acc[0] = op(acc[0], Element<T, A>::template map<M>(a[i], kTwo ? b[i] : T(0)));
+    }
+    if constexpr (kArg) {
+        if (win.index >= 0) acc[0] = A{win.value, win.index};
+    } else {
 #pragma unroll
-    for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
+        for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
+    }
 
     const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);  // (its barrier: epoch_shared is in)
     // This run's tag: the epoch + 1, which a zero-filled slot never carries. The partial goes out
@@ -140,12 +179,20 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
 #pragma unroll
         for (int q = 0; q < kWords; ++q)
             w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+        // wait until every word carries the tag, reloading the stale ones together (one word at a
+        // time put a round trip a word behind the partial's arrival: argmin's four words, four)
+        for (;;) {
+            bool stale = false;
 #pragma unroll
-        for (int q = 0; q < kWords; ++q) {
-            while (unsigned(w[q] >> 32) != tag)
-                w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
-            word[q] = uint32_t(w[q]);
+            for (int q = 0; q < kWords; ++q) stale |= unsigned(w[q] >> 32) != tag;
+            if (!stale) break;
+#pragma unroll
+            for (int q = 0; q < kWords; ++q)
+                if (unsigned(w[q] >> 32) != tag)
+                    w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
         }
+#pragma unroll
+        for (int q = 0; q < kWords; ++q) word[q] = uint32_t(w[q]);
         A x;
         memcpy(&x, word, sizeof(A));
         v = op(v, x);
@@ -161,10 +208,10 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
 
 // best's grid: a resident wave (by the kernel's occupancy) at most, and no more blocks than give
 // each thread kBestVectors 16-byte loads (small n: fewer partials for the last block).
-template <typename T, typename A, typename Op>
+template <typename T, typename A, typename Op, Map M>
 int best_blocks(const tc_device &dev, int64_t n) {
     return wave_blocks(dev, kBestThreads, n, int64_t(kBestVectors) * int64_t(16 / sizeof(T)),
-                       reinterpret_cast<const void *>(reduce_best<T, A, Op>));
+                       reinterpret_cast<const void *>(reduce_best<T, A, Op, M>));
 }
 
 }  // namespace tc

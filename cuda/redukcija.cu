@@ -387,6 +387,23 @@ int accumulator_of(int v, tc_redukcija_type type, tc_redukcija_op op) {
 }
 size_t accumulator_bytes(int acc) { return acc == 0 || acc == 3 ? 4 : 8; }
 
+// best's element map as a template argument: calls f(tc::MapTag<M>) with the operator's map
+// (sums: x, x^2 for norm, x*y for dot; every other operator: x), only for the combinations
+// dispatch<true> makes (float32 norms and dots accumulate in float64, float32 sums in float32).
+template <typename T, typename A, typename Op, typename F>
+tc_status with_map(tc_redukcija_op op, F &&f) {
+    if constexpr (cuda::std::is_same<Op, tc::Sum>::value) {
+        if constexpr (!cuda::std::is_same<A, float>::value) {
+            if (op == TC_RED_NORM) return f(tc::MapTag<SQUARE>{});
+            if (op == TC_RED_DOT) return f(tc::MapTag<PRODUCT>{});
+        }
+        if constexpr (cuda::std::is_same<T, float>::value && cuda::std::is_same<A, double>::value) return TC_BAD_ARGUMENT;
+        else return f(tc::MapTag<IDENTITY>{});
+    } else {
+        return f(tc::MapTag<IDENTITY>{});
+    }
+}
+
 // The kernel lists: every instantiation a run can launch. First passes read the input type;
 // later passes read the partials (the same combinations, plus int64 sums).
 #define TC_RED_FIRST(F)                                                                                          \
@@ -413,7 +430,7 @@ size_t accumulator_bytes(int acc) { return acc == 0 || acc == 3 ? 4 : 8; }
         tc::kernel(#K "<512," N ">", K<512, In, A, Op>), tc::kernel(#K "<1024," N ">", K<1024, In, A, Op>)
 #define TC_K_R5(In, A, Op, N) TC_K_BLOCKS(reduce_r5, In, A, Op, N)
 #define TC_K_R6(In, A, Op, N) TC_K_BLOCKS(reduce_r6, In, A, Op, N)
-#define TC_K_BEST(T, A, Op, N) tc::kernel("reduce_best<" N ">", reduce_best<T, A, Op>)
+#define TC_K_BEST(T, A, Op, M, N) tc::kernel("reduce_best<" N ">", reduce_best<T, A, Op, tc::M>)
 
 const tc_kernel krace[] = {TC_RED_FIRST(TC_RED_INIT), TC_RED_FIRST(TC_K_RACE)};
 const tc_kernel katomic[] = {TC_RED_FIRST(TC_RED_INIT), TC_RED_FIRST(TC_K_ATOMIC)};
@@ -429,15 +446,20 @@ const tc_kernel kr5[] = {TC_RED_ALL(TC_K_R5)};
 const tc_kernel kr6[] = {TC_RED_ALL(TC_K_R6)};
 const tc_kernel kr7[] = {TC_RED_ALL(TC_K_R7)};
 const tc_kernel kbest[] = {
-    TC_K_BEST(float, float, tc::Sum, "f32,sum"), TC_K_BEST(float, double, tc::Sum, "f32,sum in f64"),
-    TC_K_BEST(float, float, tc::Min, "f32,min"), TC_K_BEST(float, float, tc::Max, "f32,max"),
-    TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMin, "f32,argmin"),
-    TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMax, "f32,argmax"), TC_K_BEST(double, double, tc::Sum, "f64,sum"),
-    TC_K_BEST(double, double, tc::Min, "f64,min"), TC_K_BEST(double, double, tc::Max, "f64,max"),
-    TC_K_BEST(double, tc::KeyValue<double>, tc::ArgMin, "f64,argmin"),
-    TC_K_BEST(double, tc::KeyValue<double>, tc::ArgMax, "f64,argmax"), TC_K_BEST(int, int64_t, tc::Sum, "i32,sum"),
-    TC_K_BEST(int, int, tc::Min, "i32,min"), TC_K_BEST(int, int, tc::Max, "i32,max"),
-    TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMin, "i32,argmin"), TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMax, "i32,argmax")};
+    TC_K_BEST(float, float, tc::Sum, IDENTITY, "f32,sum"), TC_K_BEST(float, double, tc::Sum, SQUARE, "f32,norm in f64"),
+    TC_K_BEST(float, double, tc::Sum, PRODUCT, "f32,dot in f64"), TC_K_BEST(float, float, tc::Min, IDENTITY, "f32,min"),
+    TC_K_BEST(float, float, tc::Max, IDENTITY, "f32,max"),
+    TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMin, IDENTITY, "f32,argmin"),
+    TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMax, IDENTITY, "f32,argmax"),
+    TC_K_BEST(double, double, tc::Sum, IDENTITY, "f64,sum"), TC_K_BEST(double, double, tc::Sum, SQUARE, "f64,norm"),
+    TC_K_BEST(double, double, tc::Sum, PRODUCT, "f64,dot"), TC_K_BEST(double, double, tc::Min, IDENTITY, "f64,min"),
+    TC_K_BEST(double, double, tc::Max, IDENTITY, "f64,max"),
+    TC_K_BEST(double, tc::KeyValue<double>, tc::ArgMin, IDENTITY, "f64,argmin"),
+    TC_K_BEST(double, tc::KeyValue<double>, tc::ArgMax, IDENTITY, "f64,argmax"),
+    TC_K_BEST(int, int64_t, tc::Sum, IDENTITY, "i32,sum"), TC_K_BEST(int, int64_t, tc::Sum, SQUARE, "i32,norm"),
+    TC_K_BEST(int, int64_t, tc::Sum, PRODUCT, "i32,dot"), TC_K_BEST(int, int, tc::Min, IDENTITY, "i32,min"),
+    TC_K_BEST(int, int, tc::Max, IDENTITY, "i32,max"), TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMin, IDENTITY, "i32,argmin"),
+    TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMax, IDENTITY, "i32,argmax")};
 
 constexpr int kLecture = TC_POW2_THREADS;
 const char *const kAnyN = "any n; ops sum, min, max, mean, norm, dot (argmin/argmax: best, cub, cpu)";
@@ -596,8 +618,12 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     case VBEST: {
         if (r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;  // its block is fixed
         TC_TRY_STATUS(dispatch<true>(r->type, r->op, [&](auto t, auto acc, auto op) -> tc_status {
-            p.blocks = best_blocks<typename decltype(t)::type, typename decltype(acc)::type, decltype(op)>(*dev, n);
-            return TC_OK;
+            using T = typename decltype(t)::type;
+            using A = typename decltype(acc)::type;
+            return with_map<T, A, decltype(op)>(r->op, [&](auto m) -> tc_status {
+                p.blocks = best_blocks<T, A, decltype(op), decltype(m)::value>(*dev, n);
+                return TC_OK;
+            });
         }));
         const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
         p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch, the partials (<= 16 bytes) and their tags
@@ -668,11 +694,13 @@ extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a,
             using A = typename decltype(acc)::type;
             unsigned *epoch = static_cast<unsigned *>(scratch);
             A *partials = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + 256);
-            reduce_best<T, A, decltype(op)><<<p->launch.blocks, kBestThreads, 0, s>>>(
-                static_cast<const T *>(a), static_cast<const T *>(b), map, static_cast<A *>(out), partials, epoch,
-                p->launch.n);
-            TC_LAUNCHED();
-            return TC_OK;
+            return with_map<T, A, decltype(op)>(p->op, [&](auto m) -> tc_status {
+                reduce_best<T, A, decltype(op), decltype(m)::value><<<p->launch.blocks, kBestThreads, 0, s>>>(
+                    static_cast<const T *>(a), static_cast<const T *>(b), static_cast<A *>(out), partials, epoch,
+                    p->launch.n);
+                TC_LAUNCHED();
+                return TC_OK;
+            });
         });
     }
     return dispatch<false>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {

@@ -7,6 +7,7 @@
 #       takes about 3 minutes, sanitizers 7-8, every table about 8: with the device tool's 10-minute
 #       limit a call, run them as separate calls (tables in two halves). The device tool brings back
 #       at most 8 files a call: keep each call's logs to a few.
+#   SANITIZE_ONLY='Redukcija.*' bash gpu-bundle/run.sh sanitizers   (memcheck and racecheck of some suites)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,11 +57,16 @@ fi
 if [[ $what == all || $what == tests || $what == sanitizers ]]; then
   # memcheck every kernel at small sizes; racecheck the kernels that share memory (by test name:
   # every variant of every program, the block sizes, the primitives)
+  # SANITIZE_ONLY: a gtest filter naming the suites a change touched (e.g. 'Redukcija.*:Razdalja.*');
+  # the racecheck set is then its shared-memory tests within those suites
+  only=${SANITIZE_ONLY:-*}
+  race='*.EveryVariant*:*.Batches:*.BlockSizes:*Dimension*:Primitives.*:*.BestMagnitude*:*.BestUint8*'
+  if [[ $only != '*' ]]; then race=$(for s in ${only//:/ }; do for r in ${race//:/ }; do [[ $r == \*.* ]] && echo -n "${s%%.*}.${r#\*.}:"; done; done); fi
   export TECAJ_MAX_N=70000
-  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$here/tests/kernel_tests"
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$here/tests/kernel_tests" --gtest_filter="$only"
   # (racecheck is the slower tool: sizes up to 5000 still span many blocks and tiles)
   TECAJ_MAX_N=5000 step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" \
-    --gtest_filter='*.EveryVariant*:*.Batches:*.BlockSizes:*Dimension*:Primitives.*:*.BestMagnitude*:*.BestUint8*'
+    --gtest_filter="$race"
   unset TECAJ_MAX_N
   echo "--- tests"
   grep -hE '^\[  PASSED  \]|^\[  SKIPPED \] [0-9]+ tests?,|^\[  FAILED  \] [0-9]+ tests?,' "$log" | sort | uniq -c
