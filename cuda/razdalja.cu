@@ -203,7 +203,7 @@ const tc_variant variants[VARIANTS] = {
      "8n", 0, TC_KERNELS(kla2)},
     {"best", "redukcija's one-launch engine: 16-byte loads, fixed-order (deterministic) combine of block partials; "
              "differences and squares in float64 (no overflow at 1e20, no underflow at 1e-41)",
-     "any n; its own block of 256 threads", "8n", 0, TC_KERNELS(kbest)},
+     "any n; its own grid, blocks of 256 or 512 threads (-threads 0 chooses)", "8n", 0, TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Sum over a squared-difference transform iterator", "any n", "8n",
      TC_LIBRARY, nullptr, 0},
 };
@@ -218,13 +218,14 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
                                            tc_razdalja_plan *out) {
     TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
     tc_launch &p = out->launch;
-    const int v = p.variant, threads = p.threads;
+    const int v = p.variant;
     const int64_t n = p.n;
     if (v == VBEST) {  // the engine's block and grid
-        if (r->base.threads != 0 && r->base.threads != tc::kBestThreads) return TC_OUTSIDE_DOMAIN;
-        p.threads = tc::kBestThreads;
-        if (p.blocks == 0) p.blocks = tc::best_blocks<float, double, tc::Sum, tc::DIFF_SQUARE>(*dev, n);  // (any grid covers any n)
+        p.threads = tc::best_threads<float>(*dev, n, r->base.threads);
+        if (p.threads == 0) return TC_OUTSIDE_DOMAIN;  // its blocks are 256 or 512 threads
+        if (p.blocks == 0) p.blocks = tc::best_blocks<float, double, tc::Sum, tc::DIFF_SQUARE>(*dev, n, p.threads);  // (any grid covers any n)
     }
+    const int threads = p.threads;
     if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
     const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * threads);  // terms each thread adds
     const int tree = tc::ceil_log2(threads);

@@ -60,7 +60,17 @@ struct Element<T, tc::KeyValue<T>> {
 // each 32-bit word of them in 8 bytes beside its tag; zero-filled once.
 inline size_t best_scratch(int blocks) { return 256 + align256(size_t(32) * size_t(blocks)); }
 
-constexpr int kBestThreads = 256, kBestVectors = 4;  // 16-byte loads a thread, in flight at once
+constexpr int kBestVectors = 4;  // 16-byte loads a thread, in flight at once
+// best's blocks: 256 threads, or 512 where one block an SM covers n with one round of loads (the
+// latency sizes: half the partials for the last block, half the blocks to start). -threads picks
+// one of the two.
+constexpr int kBestThreads = 256, kBestMaxThreads = 512;
+template <typename T>
+int best_threads(const tc_device &dev, int64_t n, int asked) {
+    if (asked != 0) return asked == kBestThreads || asked == kBestMaxThreads ? asked : 0;  // 0: outside its domain
+    const int64_t one_round = int64_t(dev.multiprocessors) * kBestMaxThreads * kBestVectors * int64_t(16 / sizeof(T));
+    return n <= one_round ? kBestMaxThreads : kBestThreads;
+}
 
 // argmin (Less) / argmax over elements seen in index order: a later element wins only if it is
 // strictly better, or the first NaN (ties and later NaNs keep the earlier).
@@ -85,7 +95,7 @@ struct Running {
 // scratch: best_scratch's layout (epoch: its header; partials after it). M: the element map
 // (IDENTITY for min/max/arg operators).
 template <typename T, typename A, typename Op, Map M>
-__global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T *b, A *result, A *partials,
+__global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const T *b, A *result, A *partials,
                                                            unsigned *epoch, int64_t n) {
     constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
     struct alignas(16) Vec { T x[W]; };
@@ -209,8 +219,8 @@ __global__ void __launch_bounds__(kBestThreads) reduce_best(const T *a, const T 
 // best's grid: a resident wave (by the kernel's occupancy) at most, and no more blocks than give
 // each thread kBestVectors 16-byte loads (small n: fewer partials for the last block).
 template <typename T, typename A, typename Op, Map M>
-int best_blocks(const tc_device &dev, int64_t n) {
-    return wave_blocks(dev, kBestThreads, n, int64_t(kBestVectors) * int64_t(16 / sizeof(T)),
+int best_blocks(const tc_device &dev, int64_t n, int threads) {
+    return wave_blocks(dev, threads, n, int64_t(kBestVectors) * int64_t(16 / sizeof(T)),
                        reinterpret_cast<const void *>(reduce_best<T, A, Op, M>));
 }
 

@@ -24,7 +24,6 @@ constexpr unsigned kFull = 0xffffffffu;
 using tc::best_blocks;
 using tc::Element;
 using tc::IDENTITY;
-using tc::kBestThreads;
 using tc::Map;
 using tc::PRODUCT;
 using tc::reduce_best;
@@ -495,7 +494,7 @@ const tc_variant variants[VARIANTS] = {
     {"r7", "warp shuffles instead of the shared-memory tree (__reduce_min/max_sync for int32)", kAnyN,
      "read n elements (+ the partials)", 0, TC_KERNELS(kr7)},
     {"best", "one launch: 16-byte loads, 4 in flight, block_reduce, fixed-order combine (deterministic); norm/dot of float32 in float64",
-     "any n, every op; its own grid and 256-thread blocks (-threads 0 or 256)", "read n elements (dot: 2n)", TC_OWN_GRID,
+     "any n, every op; its own grid, blocks of 256 or 512 threads (-threads 0 chooses: 512 where one block an SM covers n)", "read n elements (dot: 2n)", TC_OWN_GRID,
      TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Reduce with the same operators and accumulators", "any n, every op",
      "read n elements (dot: 2n)", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
@@ -590,7 +589,7 @@ extern "C" const tc_program *tc_redukcija_program(void) { return &program; }
 extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const tc_device *dev, tc_redukcija_plan *out) {
     if (!r) return TC_BAD_ARGUMENT;
     const int v = r->base.variant;
-    TC_TRY_STATUS(tc::begin_plan(program, r, dev, v == VBEST ? kBestThreads : 256, out));
+    TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
     if (r->op < TC_RED_SUM || r->op > TC_RED_ARGMAX || r->type < TC_RED_FLOAT32 || r->type > TC_RED_INT32)
         return TC_BAD_ARGUMENT;
     tc_launch &p = out->launch;
@@ -616,18 +615,20 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
         out->depth = v == VATOMIC ? n : tc::ceil_log2(n) + 1;
         return TC_OK;
     case VBEST: {
-        if (r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;  // its block is fixed
         TC_TRY_STATUS(dispatch<true>(r->type, r->op, [&](auto t, auto acc, auto op) -> tc_status {
             using T = typename decltype(t)::type;
             using A = typename decltype(acc)::type;
+            p.threads = tc::best_threads<T>(*dev, n, r->base.threads);
+            if (p.threads == 0) return TC_OUTSIDE_DOMAIN;  // its blocks are 256 or 512 threads
             return with_map<T, A, decltype(op)>(r->op, [&](auto m) -> tc_status {
-                p.blocks = best_blocks<T, A, decltype(op), decltype(m)::value>(*dev, n);
+                p.blocks = best_blocks<T, A, decltype(op), decltype(m)::value>(*dev, n, p.threads);
                 return TC_OK;
             });
         }));
-        const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * kBestThreads);
+        const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * p.threads);
+        const int best_tree = tc::ceil_log2(p.threads);
         p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch, the partials (<= 16 bytes) and their tags
-        out->depth = per_thread + tree + tc::ceil_div(p.blocks, kBestThreads) + tree;
+        out->depth = per_thread + best_tree + tc::ceil_div(p.blocks, p.threads) + best_tree;
         return TC_OK;
     }
     case VCUB: {
@@ -695,7 +696,7 @@ extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a,
             unsigned *epoch = static_cast<unsigned *>(scratch);
             A *partials = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + 256);
             return with_map<T, A, decltype(op)>(p->op, [&](auto m) -> tc_status {
-                reduce_best<T, A, decltype(op), decltype(m)::value><<<p->launch.blocks, kBestThreads, 0, s>>>(
+                reduce_best<T, A, decltype(op), decltype(m)::value><<<p->launch.blocks, p->launch.threads, 0, s>>>(
                     static_cast<const T *>(a), static_cast<const T *>(b), static_cast<A *>(out), partials, epoch,
                     p->launch.n);
                 TC_LAUNCHED();

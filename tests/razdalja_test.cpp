@@ -73,7 +73,7 @@ TEST(Razdalja, EveryVariantWithinItsDerivedTolerance) {
     uint64_t seed = 100;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : sizes())
-            for (int threads : kThreads) {
+            for (int threads : {0, 32, 96, 256, 512, 1024}) {  // 0: the variant's own choice (best: 256 or 512)
                 ++seed;
                 const auto a = random_floats(n, seed), b = random_floats(n, seed + 7777);
                 const Result r = run(v, a, b, threads);
@@ -91,7 +91,7 @@ TEST(Razdalja, EveryVariantExactOnSmallIntegers) {
     uint64_t seed = 500;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : sizes())
-            for (int threads : {32, 96, 1024}) {
+            for (int threads : {0, 32, 96, 1024}) {
                 ++seed;
                 const auto a = random_small_integers(n, seed), b = random_small_integers(n, seed + 1);
                 const Result r = run(v, a, b, threads);
@@ -211,6 +211,11 @@ TEST(Razdalja, DomainsAndOutputs) {
     EXPECT_GE(p.launch.scratch_bytes, sizeof(double) * p.launch.blocks);
     EXPECT_LT(tc_razdalja_tolerance(&p), 1e-12);  // float64 sums
     EXPECT_EQ(TC_BAD_ARGUMENT, plan(find("best"), 1000, 100, 0, &d, &p));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(find("best"), 1000, 128, 0, &d, &p));  // its blocks are 256 or 512 threads
+    ASSERT_EQ(TC_OK, plan(find("best"), 1000000, 0, 0, &d, &p));  // one block an SM covers 10^6 in one round of loads
+    EXPECT_EQ(p.launch.threads, 512);
+    ASSERT_EQ(TC_OK, plan(find("best"), int64_t(1) << 28, 0, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 256);
 }
 
 TEST(Razdalja, ToleranceGrowsWithDepthAndCoversSmallCases) {

@@ -160,8 +160,12 @@ TEST(Redukcija, EveryVariantOperatorTypeAndSize) {
         for (int type = 0; type < 3; ++type)
             for (int op = 0; op < 8; ++op)
                 for (int64_t n : reduction_sizes())
-                    for (int threads : {32, 256, 1024}) {
-                        if (threads != 256 && n > 70000) continue;  // every block size at the small sizes
+                    for (int threads : {0, 32, 256, 512, 1024}) {
+                        // every block size at the small sizes; 0 (the variant's own choice) and
+                        // 512 only where the variant chooses its block (best: 256 or 512)
+                        const bool own = tc_variant_at(kProgram, v)->flags & TC_OWN_GRID;
+                        if ((threads == 0 || threads == 512) && !own) continue;
+                        if (threads != 256 && threads != 0 && n > 70000) continue;
                         check(v, random_input(tc_redukcija_type(type), n, ++seed), tc_redukcija_op(op), threads);
                     }
 }
@@ -176,12 +180,14 @@ TEST(Redukcija, EveryVariantExactOnSmallIntegers) {
             for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_DOT, TC_RED_NORM})
                 for (int64_t n : up_to_max_n({1, 33, 1025, 65537, 1 << 20})) {
                     const Input in = random_input(tc_redukcija_type(type), n, ++seed, true);
-                    const Outcome r = run(v, in, op, 128);
+                    // (128 threads; the variants that choose their own block: their choice)
+                    const int threads = (tc_variant_at(kProgram, v)->flags & TC_OWN_GRID) ? 0 : 128;
+                    const Outcome r = run(v, in, op, threads);
                     if (r.refused || (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE)) continue;
                     const double want = double(reference(in, op).sum);
                     // (norm: the root of an integer, squared back and rounded to the integer)
                     EXPECT_EQ(op == TC_RED_NORM ? std::nearbyint(r.result.value * r.result.value) : r.result.value, want)
-                        << describe(v, op, tc_redukcija_type(type), n, 128);
+                        << describe(v, op, tc_redukcija_type(type), n, threads);
                 }
 }
 
@@ -305,9 +311,14 @@ TEST(Redukcija, DomainsWithoutGPU) {
     ASSERT_EQ(TC_OK, plan("bm", 1 << 20, TC_RED_MAX, 256));
     EXPECT_EQ(p.launch.launches, 2);  // the lecture's two kernels
     EXPECT_EQ(tc_redukcija_tolerance(&p, 1.0), 0.0);  // max is exact
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1 << 20, TC_RED_SUM, 512));  // its block is 256 threads
-    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1 << 20, TC_RED_SUM, 128));  // its blocks are 256 or 512 threads
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM, 512));
+    EXPECT_EQ(p.launch.threads, 512);
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM, 0));  // one block an SM covers 2^20 in one round of loads
+    EXPECT_EQ(p.launch.threads, 512);
+    ASSERT_EQ(TC_OK, plan("best", 1 << 28, TC_RED_SUM, 0));  // bandwidth sizes: 256
     EXPECT_EQ(p.launch.threads, 256);
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM));
     EXPECT_GT(tc_redukcija_tolerance(&p, 1.0), 0.0);
     EXPECT_LT(tc_redukcija_tolerance(&p, 1.0), 1e-4);
     // the race is checked against a correct tree's bound (log2 n + 1 levels), not the loose
