@@ -120,13 +120,13 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	}
 	var chosen []gpu.Variant
 	var hosts []HostVariant
-	for _, v := range device {
-		if o.Variant == "all" || o.Variant == v.Name {
+	for _, v := range device { // in the program's (the lectures') order, whatever the list's
+		if o.picks(v.Name) {
 			chosen = append(chosen, v)
 		}
 	}
 	for _, h := range c.HostVariants {
-		if o.Variant == "all" || o.Variant == h.Name {
+		if o.picks(h.Name) {
 			hosts = append(hosts, h)
 		}
 	}
@@ -278,7 +278,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs := flag.NewFlagSet(c.name(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var((*Count)(&o.N), "n", "elements (accepts 1000000, 1e6, 2^20, 1<<20)")
-	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), or all for a table of every variant")
+	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), a comma-separated list of them (best,cub), or all for a table of every variant")
 	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")
 	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the random inputs")
@@ -338,12 +338,19 @@ func (c Command) validate(o *Options) error {
 	for _, h := range c.HostVariants {
 		names = append(names, h.Name)
 	}
-	for _, n := range append(names, "all") {
-		if o.Variant == n {
-			return nil
+	if o.Variant == "all" {
+		return nil
+	}
+	for _, want := range strings.Split(o.Variant, ",") {
+		known := false
+		for _, n := range names {
+			known = known || want == n
+		}
+		if !known {
+			return usagef("-variant %q is unknown; choose one of %s (or several, comma-separated), all", want, strings.Join(names, ", "))
 		}
 	}
-	return usagef("-variant %q is unknown; choose one of %s, all", o.Variant, strings.Join(names, ", "))
+	return nil
 }
 
 func (c Command) list(w io.Writer, device []gpu.Variant) {
@@ -402,4 +409,18 @@ func memoryAdvice(n int64, bytes func(int64) float64, free float64) string {
 		}
 	}
 	return fmt.Sprintf("%s: use -n %d or less", need, lo)
+}
+
+// picks says whether -variant chose the named variant: all, the name, or a comma-separated list
+// that holds it.
+func (o Options) picks(name string) bool {
+	if o.Variant == "all" {
+		return true
+	}
+	for _, v := range strings.Split(o.Variant, ",") {
+		if v == name {
+			return true
+		}
+	}
+	return false
 }

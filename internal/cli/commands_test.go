@@ -26,6 +26,8 @@ func TestBadUsageExitsTwoNamingTheFlag(t *testing.T) {
 		{[]string{"-blocks", "-1"}, "-blocks must be"},
 		{[]string{"-reps", "0"}, "-reps must be"},
 		{[]string{"-variant", "nope"}, `-variant "nope" is unknown`},
+		{[]string{"-variant", "cpu,nope"}, `-variant "nope" is unknown`},
+		{[]string{"-variant", "cpu,"}, `-variant "" is unknown`},
 		{[]string{"-bogus"}, "flag provided but not defined"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
@@ -108,7 +110,7 @@ func TestWithoutGPU(t *testing.T) {
 		t.Skip("a GPU is present: the no-GPU paths cannot be seen here")
 	}
 	for _, name := range clitest.Commands(t) {
-		for _, args := range [][]string{{"-n", "1000"}, {"-variant", "all"}, {"-info"}} {
+		for _, args := range [][]string{{"-n", "1000"}, {"-variant", "all"}, {"-variant", "best,cpu"}, {"-info"}} {
 			code, _, stderr := clitest.Run(t, name, args...)
 			if code != 3 || !strings.Contains(stderr, "no usable GPU") || !strings.Contains(stderr, "-variant cpu") {
 				t.Errorf("%s %v without a GPU: exit %d, %q; want 3 and a pointer to -variant cpu", name, args, code, stderr)
@@ -156,6 +158,13 @@ func TestOnGPU(t *testing.T) {
 		}
 		if ran < 4 {
 			t.Errorf("%s: only %d variants ran: %s", name, ran, stdout)
+		}
+		// a list of variants: those rows only, in the program's order
+		code, stdout, stderr = clitest.Run(t, name, "-variant", "cpu,best", "-n", "1000", "-reps", "2", "-json")
+		var listed struct{ Rows []struct{ Variant string } }
+		if err := json.Unmarshal([]byte(stdout), &listed); code != 0 || err != nil || len(listed.Rows) != 2 ||
+			listed.Rows[0].Variant != "best" || listed.Rows[1].Variant != "cpu" {
+			t.Errorf("%s -variant cpu,best: exit %d, rows %+v\n%s", name, code, listed.Rows, stderr)
 		}
 		// speed-ups leave the copy back out exactly where every variant copies the same outputs
 		// (razdalja's g copies n squares, its other variants one sum)
