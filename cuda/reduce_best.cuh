@@ -171,7 +171,8 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     constexpr int kWords = int(sizeof(A) / 4);
     static_assert(sizeof(A) % 4 == 0, "a partial is whole 32-bit words");
     unsigned long long *const slots = reinterpret_cast<unsigned long long *>(partials);  // kWords a block
-    if (threadIdx.x == 0) {
+    const bool last = blockIdx.x == gridDim.x - 1;
+    if (threadIdx.x == 0 && !last) {
         uint32_t word[kWords];
         memcpy(word, &block_total, sizeof(A));
 #pragma unroll
@@ -181,9 +182,18 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     }
     // The grid's last block (dispatched last) waits for every partial: only it waits, and for
     // blocks that wait for nothing, so no grid size can deadlock.
-    if (blockIdx.x != gridDim.x - 1) return;
+    // Its own partial stays on chip (shared memory), so a store and a load through L2 are not
+    // on the path that ends the kernel.
+    if (!last) return;
+    __shared__ A own;
+    if (threadIdx.x == 0) own = block_total;
+    __syncthreads();
     A v = tc::identity<A, Op>();
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) {
+        if (k == int(gridDim.x) - 1) {
+            v = op(v, own);
+            continue;
+        }
         unsigned long long w[kWords];
         uint32_t word[kWords];
 #pragma unroll
