@@ -148,14 +148,55 @@ __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
     return {__shfl_xor_sync(kFullWarp, v.value, offset), __shfl_xor_sync(kFullWarp, v.index, offset)};
 }
 
+// argmin/argmax of a warp's pairs with 4-byte values by the warp's min-reduction instruction
+// (__reduce_min_sync, sm_80+) instead of five rounds of three shuffles and a pair compare: the
+// value as an unsigned key that orders as the operator does (a NaN first, -0.0 as +0.0, the
+// larger first for argmax), then the lowest index among the lanes holding the smallest key, in
+// 32-bit halves; the value comes from the winning lane (its payload, its zero's sign). The pair
+// that wins is unique (the lowest index among the best values), so this is the butterfly's answer.
+template <bool Less, typename V>
+__device__ __forceinline__ uint32_t arg_key(V x) {
+    uint32_t u;
+    if constexpr (cuda::std::is_floating_point<V>::value) {
+        if (x != x) return 0u;
+        const uint32_t b = __float_as_uint(x + 0.0f);  // -0.0 + 0.0 is +0.0
+        u = (b & 0x80000000u) ? ~b : (b | 0x80000000u);  // ascending with the value; -Inf above 0
+    } else {
+        u = uint32_t(x) ^ 0x80000000u;
+    }
+    return Less ? u : ~u;  // (NaN's 0 is below both: the largest float's ~u is 0x007fffff)
+}
+template <bool Less, typename V>
+__device__ __forceinline__ KeyValue<V> warp_arg_reduce(KeyValue<V> v) {
+    static_assert(sizeof(V) == 4, "4-byte values");
+    const uint32_t key = arg_key<Less>(v.value), best = __reduce_min_sync(kFullWarp, key);
+    const uint32_t hi = uint32_t(uint64_t(v.index) >> 32), lo = uint32_t(uint64_t(v.index));
+    const uint32_t best_hi = __reduce_min_sync(kFullWarp, key == best ? hi : ~0u);
+    const bool in = key == best && hi == best_hi;
+    const uint32_t best_lo = __reduce_min_sync(kFullWarp, in ? lo : ~0u);
+    const int from = __ffs(int(__ballot_sync(kFullWarp, in && lo == best_lo))) - 1;
+    return {__shfl_sync(kFullWarp, v.value, from), int64_t(uint64_t(best_hi) << 32 | best_lo)};
+}
+template <typename T>
+struct IsKeyValue : cuda::std::false_type {};
+template <typename V>
+struct IsKeyValue<KeyValue<V>> : cuda::std::bool_constant<sizeof(V) == 4> {};
+
 // The warp's reduction of v, in every lane (a butterfly of shuffles: the order of the
-// operations is fixed, so the result is the same from run to run).
+// operations is fixed, so the result is the same from run to run; argmin/argmax of 4-byte
+// values: warp_arg_reduce).
 // Precondition: all 32 lanes of the warp call it, converged.
 template <typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T v, Op op = Op()) {
+    if constexpr (IsKeyValue<T>::value && cuda::std::is_same<Op, ArgMin>::value) {
+        return warp_arg_reduce<true>(v);
+    } else if constexpr (IsKeyValue<T>::value && cuda::std::is_same<Op, ArgMax>::value) {
+        return warp_arg_reduce<false>(v);
+    } else {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v = op(v, shfl_xor(v, offset));
-    return v;
+        for (int offset = 16; offset > 0; offset >>= 1) v = op(v, shfl_xor(v, offset));
+        return v;
+    }
 }
 
 // The warp's scan of v over lanes 0..31 (Kogge-Stone: five shuffle steps). Inclusive: lane i gets
