@@ -322,6 +322,17 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
     }
 }
 
+// The multiprocessors (PTX %nsmid) and a bulk prefetch of bytes (a multiple of 16, 16-byte
+// aligned) into L2 (sm_90: cp.async.bulk.prefetch).
+__device__ __forceinline__ unsigned sm_count() {
+    unsigned n;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(n));
+    return n;
+}
+__device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+}
+
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
 __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
                                                          BestState *state, uint64_t *statuses, int64_t tiles) {
@@ -366,6 +377,20 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         for (int k = 0; k < 4; ++k) {
             x[4 * r + k] = v[k];
             heads[r] |= (f >> (8 * k)) & 0xffu ? 1u << k : 0u;
+        }
+    }
+    // The tile one resident wave ahead (its block starts about when this one ends) goes into L2
+    // now, by bulk prefetches (no registers, no shared memory): its reads then overlap this
+    // tile's scan, look-back and stores, which keep DRAM idle in the copy's terms. Tiles of 16384
+    // and segmented tiles (the large sizes), two blocks an SM.
+    if constexpr (ROWS == 16 || SEG) {
+        const int64_t ahead = tile + 2 * int64_t(sm_count());
+        if (warp == 0 && lane < 4 && whole && (ahead + 1) * kBestTile <= n) {
+            constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
+            prefetch_l2(reinterpret_cast<const unsigned char *>(in + ahead * kBestTile) + lane * kQuarter, kQuarter);
+            if constexpr (SEG) {
+                if (lane == 0) prefetch_l2(flags + ahead * kBestTile, unsigned(kBestTile));
+            }
         }
     }
     const auto element = [&x, &heads](int r, int k) {
