@@ -389,7 +389,8 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
             constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
             prefetch_l2(reinterpret_cast<const unsigned char *>(in + ahead * kBestTile) + lane * kQuarter, kQuarter);
             if constexpr (SEG) {
-                if (lane == 0) prefetch_l2(flags + ahead * kBestTile, unsigned(kBestTile));
+                if (lane == 0 && (reinterpret_cast<uintptr_t>(flags) & 15) == 0)  // (bulk: 16-byte aligned)
+                    prefetch_l2(flags + ahead * kBestTile, unsigned(kBestTile));
             }
         }
     }
