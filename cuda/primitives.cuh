@@ -20,6 +20,7 @@
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
 #include <cstdint>
+#include <cstring>
 
 namespace tc {
 
@@ -155,11 +156,13 @@ __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
 // 32-bit halves; the value comes from the winning lane (its payload, its zero's sign). The pair
 // that wins is unique (the lowest index among the best values), so this is the butterfly's answer.
 template <bool Less, typename V>
-__device__ __forceinline__ uint32_t arg_key(V x) {
+__host__ __device__ __forceinline__ uint32_t arg_key(V x) {
     uint32_t u;
     if constexpr (cuda::std::is_floating_point<V>::value) {
         if (x != x) return 0u;
-        const uint32_t b = __float_as_uint(x + 0.0f);  // -0.0 + 0.0 is +0.0
+        const float z = x + 0.0f;  // -0.0 + 0.0 is +0.0
+        uint32_t b;
+        memcpy(&b, &z, 4);
         u = (b & 0x80000000u) ? ~b : (b | 0x80000000u);  // ascending with the value; -Inf above 0
     } else {
         u = uint32_t(x) ^ 0x80000000u;

@@ -194,3 +194,73 @@ TEST(Primitives, NanAndSignedZerosThroughABlock) {
     ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
     EXPECT_EQ(dout.download(1)[0], INFINITY);
 }
+
+// argmin/argmax's warp keys (warp_arg_reduce): key(a) < key(b) exactly when a comes first by
+// value (a NaN before everything, then the smaller for argmin, the larger for argmax), and equal
+// keys exactly for equal values (-0.0 equals +0.0; any two NaNs), over specials and random bits.
+TEST(Primitives, ArgKeysOrderAsTheArgOperators) {
+    std::vector<float> xs = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-45f, -1e-45f, 1.17549435e-38f,
+                             -1.17549435e-38f, 3.4028235e38f, -3.4028235e38f, 1.0f, -1.0f, 5.0f};
+    std::mt19937 rng(7);
+    for (int i = 0; i < 2000; ++i) {  // random bit patterns: every exponent, subnormals and NaN payloads
+        const uint32_t b = rng();
+        float f;
+        std::memcpy(&f, &b, 4);
+        xs.push_back(f);
+    }
+    for (float a : xs)
+        for (float b : xs) {
+            const bool na = std::isnan(a), nb = std::isnan(b);
+            const bool less_first = na ? !nb : !nb && a < b, more_first = na ? !nb : !nb && a > b;
+            const bool same = (na && nb) || (!na && !nb && a == b);
+            ASSERT_EQ(tc::arg_key<true>(a) < tc::arg_key<true>(b), less_first) << a << " " << b;
+            ASSERT_EQ(tc::arg_key<false>(a) < tc::arg_key<false>(b), more_first) << a << " " << b;
+            ASSERT_EQ(tc::arg_key<true>(a) == tc::arg_key<true>(b), same) << a << " " << b;
+            ASSERT_EQ(tc::arg_key<false>(a) == tc::arg_key<false>(b), same) << a << " " << b;
+        }
+    for (int a : {-2147483647 - 1, -5, -1, 0, 1, 7, 2147483647})
+        for (int b : {-2147483647 - 1, -5, -1, 0, 1, 7, 2147483647}) {
+            EXPECT_EQ(tc::arg_key<true>(a) < tc::arg_key<true>(b), a < b);
+            EXPECT_EQ(tc::arg_key<false>(a) < tc::arg_key<false>(b), a > b);
+        }
+}
+
+// warp_reduce of argmin/argmax pairs (warp_arg_reduce for 4-byte values) in every lane, against
+// the pair operator folded on the host: random values with NaNs, signed zeros, infinities and
+// repeated values (ties), indices in any order and past 2^32, and identity pairs.
+template <typename V, typename Op>
+void check_arg_warps() {
+    std::mt19937_64 rng(11);
+    std::vector<V> pool;
+    if constexpr (std::is_integral<V>::value) pool = {V(-2147483647 - 1), V(-3), V(0), V(4), V(2147483647)};
+    else pool = {V(NAN), V(INFINITY), V(-INFINITY), V(0.0), V(-0.0), V(2.5)};
+    DeviceBuffer<tc::KeyValue<V>> din(32), dout(32), dtotal(32);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::vector<tc::KeyValue<V>> in(32);
+        for (int l = 0; l < 32; ++l) {
+            const int kind = int(rng() % 4);
+            V v = kind == 0 ? pool[rng() % pool.size()] : V(int(rng() % 7) - 3);
+            const int64_t index = l + 32 * int64_t(rng() % 64) * (trial % 2 ? int64_t(1) << 33 : 1);  // distinct, any order
+            in[l] = kind == 3 && trial % 3 == 0 ? Op::template identity<tc::KeyValue<V>>() : tc::KeyValue<V>{v, index};
+        }
+        tc::KeyValue<V> want = in[0];
+        for (int l = 1; l < 32; ++l) want = Op()(want, in[l]);
+        din.upload(in);
+        launch<tc::KeyValue<V>, Op, WARP_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, 32);
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+        const auto got = dout.download(32);
+        for (int l = 0; l < 32; ++l) {
+            ASSERT_EQ(got[l].index, want.index) << "trial " << trial << " lane " << l;
+            V gv = got[l].value, wv = want.value;
+            ASSERT_EQ(std::memcmp(&gv, &wv, sizeof(V)), 0) << "trial " << trial << " lane " << l << ": the winner's own value";
+        }
+    }
+}
+
+TEST(Primitives, ArgWarpReduceMatchesThePairOperator) {
+    REQUIRE_GPU();
+    check_arg_warps<float, tc::ArgMin>();
+    check_arg_warps<float, tc::ArgMax>();
+    check_arg_warps<int, tc::ArgMin>();
+    check_arg_warps<int, tc::ArgMax>();
+}
