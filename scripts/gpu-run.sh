@@ -8,6 +8,8 @@
 #       limit a call, run them as separate calls (tables in two halves). The device tool brings back
 #       at most 8 files a call: keep each call's logs to a few.
 #   SANITIZE_ONLY='Redukcija.*' bash gpu-bundle/run.sh sanitizers   (memcheck and racecheck of some suites)
+#   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside cub: the issues'
+#       target rows, about a third of the tables' time)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,11 +76,33 @@ if [[ $what == all || $what == tests || $what == sanitizers ]]; then
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
 fi
 
-if [[ $what != all && $what != tests && $what != tables && $what != quick && $what != sanitizers ]]; then # one program: its tests and tables
+if [[ $what != all && $what != tests && $what != tables && $what != quick && $what != sanitizers && $what != targets ]]; then # one program: its tests and tables
   programs=$what
   step gtest "$here/tests/kernel_tests" --gtest_filter="${what^}.*"
   grep -hE '^\[  PASSED  \]|^\[  FAILED  \]' "$log"
   grep -m 30 -E 'Failure|FAILED|not the key|value out|differs' "$log"
+fi
+
+if [[ $what == targets ]]; then # the issues' target rows only: best beside its library, one input set a line
+  shift
+  [[ $# -gt 0 ]] && programs="$*"
+  for prog in $programs; do
+    case $prog in
+      razdalja) variants=all ;;         # best must be the fastest of them
+      konvolucija) variants=best ;;     # no library row; the copy is the bar
+      *) variants=best,cub ;;
+    esac
+    while read -r args; do
+      echo "--- $prog $args -variant $variants" | tee -a "$log"
+      "$here/bin/$prog" -variant "$variants" $args >>"$log.one" 2>&1 || failed+=("$prog $args")
+      grep -E 'copy \(read|^ +(variant|best|cub|g|ls4) ' "$log.one" | cut -c1-120
+      cat "$log.one" >>"$log"; rm -f "$log.one"
+    done < <("$here/bin/$prog" -benchmarks)
+  done
+  echo
+  if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
+  echo "all steps passed"
+  exit 0
 fi
 
 if [[ $what != tests && $what != quick && $what != sanitizers ]]; then
