@@ -305,10 +305,8 @@ extern "C" tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *
         break;
     case VBEST: {
         if (reinterpret_cast<uintptr_t>(out) & 7) return TC_BAD_ARGUMENT;  // one double
-        unsigned *epoch = static_cast<unsigned *>(scratch);
-        double *partials = reinterpret_cast<double *>(static_cast<unsigned char *>(scratch) + 256);
-        tc::reduce_best<float, double, tc::Sum, tc::DIFF_SQUARE><<<g, t, 0, s>>>(a, b, reinterpret_cast<double *>(out),
-                                                                                partials, epoch, p->n);
+        tc::reduce_best<float, double, tc::Sum, tc::DIFF_SQUARE><<<g, t, 0, s>>>(
+            a, b, reinterpret_cast<double *>(out), static_cast<unsigned char *>(scratch), p->n);
         break;
     }
     case VCUB: {

@@ -57,8 +57,10 @@ struct Element<T, tc::KeyValue<T>> {
 };
 
 // best's scratch: a 256-byte header (the run's epoch), then the partials (at most 16 bytes each),
-// each 32-bit word of them in 8 bytes beside its tag; zero-filled once.
-inline size_t best_scratch(int blocks) { return 256 + align256(size_t(32) * size_t(blocks)); }
+// each 32-bit word of them in 8 bytes beside its tag; zero-filled once. The kernel takes the
+// scratch whole and finds both here.
+constexpr size_t kBestHeader = 256;
+inline size_t best_scratch(int blocks) { return kBestHeader + align256(size_t(32) * size_t(blocks)); }
 
 constexpr int kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 // best's blocks: 256 threads, or 512 where one block an SM covers n with one round of loads (the
@@ -92,11 +94,12 @@ struct Running {
     }
 };
 
-// scratch: best_scratch's layout (epoch: its header; partials after it). M: the element map
-// (IDENTITY for min/max/arg operators).
+// scratch: best_scratch's layout. M: the element map (IDENTITY for min/max/arg operators).
 template <typename T, typename A, typename Op, Map M>
-__global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const T *b, A *result, A *partials,
-                                                           unsigned *epoch, int64_t n) {
+__global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const T *b, A *result,
+                                                               unsigned char *scratch, int64_t n) {
+    unsigned *const epoch = reinterpret_cast<unsigned *>(scratch);
+    unsigned long long *const slots = reinterpret_cast<unsigned long long *>(scratch + kBestHeader);  // kWords a block
     constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
     struct alignas(16) Vec { T x[W]; };
     __shared__ tc::BlockReduceStorage<A> storage;
@@ -170,7 +173,6 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     const unsigned tag = epoch_shared + 1u;
     constexpr int kWords = int(sizeof(A) / 4);
     static_assert(sizeof(A) % 4 == 0, "a partial is whole 32-bit words");
-    unsigned long long *const slots = reinterpret_cast<unsigned long long *>(partials);  // kWords a block
     if (threadIdx.x == 0) {
         uint32_t word[kWords];
         memcpy(word, &block_total, sizeof(A));
@@ -182,13 +184,15 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // The grid's last block (dispatched last) waits for every partial: only it waits, and for
     // blocks that wait for nothing, so no grid size can deadlock.
     if (blockIdx.x != gridDim.x - 1) return;
+    const auto slot = [slots](int k, int q) {
+        return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]);
+    };
     A v = tc::identity<A, Op>();
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) {
         unsigned long long w[kWords];
         uint32_t word[kWords];
 #pragma unroll
-        for (int q = 0; q < kWords; ++q)
-            w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+        for (int q = 0; q < kWords; ++q) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
         // wait until every word carries the tag, reloading the stale ones together (one word at a
         // time put a round trip a word behind the partial's arrival: argmin's four words, four)
         for (;;) {
@@ -198,8 +202,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
             if (!stale) break;
 #pragma unroll
             for (int q = 0; q < kWords; ++q)
-                if (unsigned(w[q] >> 32) != tag)
-                    w[q] = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]).load(cuda::memory_order_relaxed);
+                if (unsigned(w[q] >> 32) != tag) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
         }
 #pragma unroll
         for (int q = 0; q < kWords; ++q) word[q] = uint32_t(w[q]);

@@ -386,21 +386,25 @@ int accumulator_of(int v, tc_redukcija_type type, tc_redukcija_op op) {
 }
 size_t accumulator_bytes(int acc) { return acc == 0 || acc == 3 ? 4 : 8; }
 
-// best's element map as a template argument: calls f(tc::MapTag<M>) with the operator's map
-// (sums: x, x^2 for norm, x*y for dot; every other operator: x), only for the combinations
-// dispatch<true> makes (float32 norms and dots accumulate in float64, float32 sums in float32).
+// best's element map as a template argument: calls f(tc::MapTag<M>) with map_of(op), only for
+// the combinations dispatch<true> makes (maps other than x on sums alone; float32 norms and dots
+// accumulate in float64, so a float32 sum in float64 is never x and one in float32 never x^2, x*y).
 template <typename T, typename A, typename Op, typename F>
 tc_status with_map(tc_redukcija_op op, F &&f) {
-    if constexpr (cuda::std::is_same<Op, tc::Sum>::value) {
-        if constexpr (!cuda::std::is_same<A, float>::value) {
-            if (op == TC_RED_NORM) return f(tc::MapTag<SQUARE>{});
-            if (op == TC_RED_DOT) return f(tc::MapTag<PRODUCT>{});
-        }
-        if constexpr (cuda::std::is_same<T, float>::value && cuda::std::is_same<A, double>::value) return TC_BAD_ARGUMENT;
-        else return f(tc::MapTag<IDENTITY>{});
-    } else {
-        return f(tc::MapTag<IDENTITY>{});
+    constexpr bool sum = cuda::std::is_same<Op, tc::Sum>::value, plain32 = cuda::std::is_same<A, float>::value;
+    constexpr bool wide32 = cuda::std::is_same<T, float>::value && cuda::std::is_same<A, double>::value;
+    switch (map_of(op)) {
+    case SQUARE:
+        if constexpr (sum && !plain32) return f(tc::MapTag<SQUARE>{});
+        break;
+    case PRODUCT:
+        if constexpr (sum && !plain32) return f(tc::MapTag<PRODUCT>{});
+        break;
+    default:
+        if constexpr (!wide32) return f(tc::MapTag<IDENTITY>{});
+        break;
     }
+    return TC_BAD_ARGUMENT;  // (a combination dispatch<true> does not make)
 }
 
 // The kernel lists: every instantiation a run can launch. First passes read the input type;
@@ -693,12 +697,10 @@ extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a,
         return dispatch<true>(p->type, p->op, [&](auto t, auto acc, auto op) -> tc_status {
             using T = typename decltype(t)::type;
             using A = typename decltype(acc)::type;
-            unsigned *epoch = static_cast<unsigned *>(scratch);
-            A *partials = reinterpret_cast<A *>(static_cast<unsigned char *>(scratch) + 256);
             return with_map<T, A, decltype(op)>(p->op, [&](auto m) -> tc_status {
                 reduce_best<T, A, decltype(op), decltype(m)::value><<<p->launch.blocks, p->launch.threads, 0, s>>>(
-                    static_cast<const T *>(a), static_cast<const T *>(b), static_cast<A *>(out), partials, epoch,
-                    p->launch.n);
+                    static_cast<const T *>(a), static_cast<const T *>(b), static_cast<A *>(out),
+                    static_cast<unsigned char *>(scratch), p->launch.n);
                 TC_LAUNCHED();
                 return TC_OK;
             });

@@ -152,21 +152,14 @@ int main() {
         CK(cudaDeviceSynchronize());
         printf("product conv_best_u8<3>: %7.2f us (%.0f GB/s)\n", us, 2.0 * n / us / 1e3);
     }
-    std::vector<uint8_t> want(n), got(n);
+    std::vector<uint8_t> want(n);
     CK(cudaMemcpy(want.data(), ref, n, cudaMemcpyDeviceToHost));
     const auto run = [&](const char *name, auto kernel, int per, int rows, int threads) {
         const int cols = per * threads;
         const dim3 grid((w + cols - 1) / cols, (h + rows - 1) / rows);
         const size_t patch = size_t(rows + 2) * size_t(cols + 32);
         if (patch > 48 * 1024) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(patch)));
-        CK(cudaMemset(out, 0xAB, n));
-        const float us = time_us([&] { kernel<<<grid, threads, patch>>>(in, out, s); });
-        CK(cudaGetLastError());
-        CK(cudaMemcpy(got.data(), out, n, cudaMemcpyDeviceToHost));
-        size_t diff = 0;
-        for (size_t i = 0; i < n; ++i) diff += got[i] != want[i];
-        printf("%-34s %7.2f us (%.0f GB/s)  %s (%zu pixels differ)\n", name, us, 2.0 * n / us / 1e3,
-               diff ? "DIFFERS" : "same", diff);
+        time_and_check(name, [&] { kernel<<<grid, threads, patch>>>(in, out, s); }, out, want);
     };
     run("PER 8  ROWS 16 T 128 EPI 0", conv_u8x<3, 8, 16, 128, 0>, 8, 16, 128);
     run("PER 8  ROWS 16 T 128 EPI 1", conv_u8x<3, 8, 16, 128, 1>, 8, 16, 128);

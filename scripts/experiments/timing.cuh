@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -41,4 +42,21 @@ float time_us(F f, int reps = 30, int warm = 5) {
     CK(cudaEventDestroy(b));
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
+}
+
+// One 8-bit image kernel against a reference: poisons out, times launch (time_us), checks its
+// output byte for byte against want and prints one line: name, time, GB/s (reading and writing
+// want.size() bytes each), and how many pixels differ.
+template <typename F>
+void time_and_check(const char *name, F launch, uint8_t *out, const std::vector<uint8_t> &want) {
+    const size_t n = want.size();
+    CK(cudaMemset(out, 0xAB, n));
+    const float us = time_us(launch);
+    CK(cudaGetLastError());
+    std::vector<uint8_t> got(n);
+    CK(cudaMemcpy(got.data(), out, n, cudaMemcpyDeviceToHost));
+    size_t diff = 0;
+    for (size_t i = 0; i < n; ++i) diff += got[i] != want[i];
+    printf("%-40s %7.2f us (%.0f GB/s)  %s (%zu pixels differ from the reference)\n", name, us, 2.0 * n / us / 1e3,
+           diff ? "DIFFERS" : "same", diff);
 }

@@ -32,7 +32,8 @@ typedef struct {
     tc_konvolucija_pixel pixel;
     const float *mask;   /* the mask_w x mask_h weights, row-major, in host memory (required): the plan keeps a
                           * copy, and best launches with it as a kernel argument (no copy to the device before
-                          * its kernel; for 8-bit pixels, whether the mask is separable or a box is decided here) */
+                          * its kernel; for 8-bit pixels, whether it is separable or a box is decided on the
+                          * host from the plan's copy, at most 49 taps, as the run launches) */
 } tc_konvolucija_request;
 
 typedef struct {
