@@ -261,62 +261,44 @@ template <typename T>
 __device__ __forceinline__ void make(T &e, T v, uint32_t) { e = v; }
 template <typename T>
 __device__ __forceinline__ void make(Seg<T> &e, T v, uint32_t f) { e = {v, f}; }
-// Warp 0 of a tile: the left fold of every aggregate before `tile` (see above). K windows of 32
-// words go out at once. K = 4 for plain scans' tiles of 8192: at 10^6, 123 tiles in one wave,
-// the last tiles find tile 0's inclusive prefix in one round trip instead of one a window (they
-// walk back while their neighbours' prefixes are not out yet). The windows are taken in order,
-// nearest first, as one a round trip would be: the same words, the same fold, the same bits.
-// Segmented scans keep K = 1 (their pairs already hold 91-119 registers, two blocks an SM), and
-// so do tiles of 16384 (111-125 registers).
-template <typename T, typename Op, int K>
+// Warp 0 of a tile: the left fold of every aggregate before `tile` (see above).
+template <typename T, typename Op>
 __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack) {
-    static_assert(kBestStack >= 32 * (K + 1), "the stack holds K windows and one more");
     const int lane = threadIdx.x & 31;
     const Op op{};
     int depth = 0;
     uint32_t spins = 0;
-    for (int64_t hi = tile - 1;;) {  // window q: hi - 32 q (lane 0) down to hi - 32 q - 31 (lane 31)
-        uint64_t w[K];
-#pragma unroll
-        for (int q = 0; q < K; ++q) {
-            const int64_t j = hi - 32 * q - lane;
-            w[q] = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
-            if (j >= 0) w[q] = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_acquire);
-        }
-        bool wait = false;
-#pragma unroll
-        for (int q = 0; q < K; ++q) {
-            const uint32_t status = uint32_t(w[q] >> 32) & 3u;
-            const bool valid = status != kInvalid && uint32_t(w[q] >> 34) == (epoch & kEpochMask);
-            const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
-            const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
-            const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
-            if (!(missing & before_it)) {  // every word up to it is published
-                if (first < 32) {
-                    // the window joins the stack, and the fold reads it from the inclusive prefix on, older to
-                    // newer (this window's words, then the newer windows'): the same operations in the same
-                    // order as a shuffle a word, but the loads are independent and only the operations
-                    // chain (a shuffle a word put one shuffle's latency between two of them)
-                    stack[depth + lane] = uint32_t(w[q]);
-                    __syncwarp();
-                    T acc = from_bits<T>(stack[depth + first]);
+    for (int64_t hi = tile - 1;;) {  // the window: hi (lane 0) down to hi - 31 (lane 31)
+        const int64_t j = hi - lane;
+        uint64_t w = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
+        if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_acquire);
+        const uint32_t status = uint32_t(w >> 32) & 3u;
+        const bool valid = status != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
+        const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
+        const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
+        const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
+        if (!(missing & before_it)) {  // every word up to it is published
+            if (first < 32) {
+                // the window joins the stack, and the fold reads it from the inclusive prefix on, older to
+                // newer (this window's words, then the newer windows'): the same operations in the same
+                // order as a shuffle a word, but the loads are independent and only the operations
+                // chain (a shuffle a word put one shuffle's latency between two of them)
+                stack[depth + lane] = uint32_t(w);
+                __syncwarp();
+                T acc = from_bits<T>(stack[depth + first]);
 #pragma unroll 8
-                    for (int k = depth + first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));
-                    return acc;
-                }
-                if (depth + 64 <= kBestStack) {  // 32 aggregates: keep them (and room for one more window), look further back
-                    stack[depth + lane] = uint32_t(w[q]);
-                    __syncwarp();
-                    depth += 32;
-                    hi -= 32;
-                    spins = 0;
-                    continue;
-                }
+                for (int k = depth + first - 1; k >= 0; --k) acc = op(acc, from_bits<T>(stack[k]));
+                return acc;
             }
-            wait = true;  // this window is not all out yet (or the stack is full): load again from it
-            break;
+            if (depth + 64 <= kBestStack) {  // 32 aggregates: keep them (and room for one more window), look further back
+                stack[depth + lane] = uint32_t(w);
+                __syncwarp();
+                depth += 32;
+                hi -= 32;
+                spins = 0;
+                continue;
+            }
         }
-        if (!wait) continue;  // K windows of aggregates kept: the next K
         if (++spins > (1u << 24)) return tc::identity<T, Op>();  // gave up (never expected): the check fails
         __nanosleep(64);  // not published yet (or the stack is full: wait for an inclusive prefix)
     }
@@ -428,7 +410,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         if (lane == 0)
             mine.store(status_word(bits_of(value_of(aggregate)), tile == 0 || headed ? kInclusive : kAggregate, epoch),
                        cuda::memory_order_release);
-        if (tile > 0) prefix = look_back<T, Op, !SEG && ROWS == 8 ? 4 : 1>(statuses, tile, epoch, stack);
+        if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack);
         if (lane == 0 && tile > 0 && !headed)
             mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_release);
         if (lane == 0) {
