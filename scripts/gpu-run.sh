@@ -10,7 +10,9 @@
 #   SANITIZE_ONLY='Redukcija.*' bash gpu-bundle/run.sh sanitizers   (memcheck and racecheck of some suites)
 #   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside cub: the issues'
 #       target rows, about a third of the tables' time)
-#   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures)
+#   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
+#       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_ARGS="--section SourceCounters"
+#       adds the source lines where the warps stall most)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
