@@ -221,6 +221,10 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // Segmented scans run the same pass on (value, head flag) pairs with the lecture's operator; a
 // tile with a head publishes its inclusive prefix at once (it does not depend on the tiles
 // before it), so short segments cut every look-back short.
+// A status word holds the tile's value, its status and the run's epoch in one 64-bit word, so a
+// reader needs nothing else ordered before it: the words are stored and loaded relaxed, as CUB's
+// single-word tile states are (a release store was a MEMBAR.ALL.GPU on warp 0's path twice a
+// tile, while the other warps waited at the barrier, and an acquire load an L1 invalidation).
 // Status words carry a run epoch (30 bits), so no run needs the statuses cleared. The epoch and a
 // count of the tiles done publishing share one 64-bit word: a block reads the epoch as its loads
 // go out, and counts itself done after publishing (one atomic, whose answer it looks at only
@@ -271,7 +275,7 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
     for (int64_t hi = tile - 1;;) {  // the window: hi (lane 0) down to hi - 31 (lane 31)
         const int64_t j = hi - lane;
         uint64_t w = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
-        if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_acquire);
+        if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_relaxed);
         const uint32_t status = uint32_t(w >> 32) & 3u;
         const bool valid = status != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
         const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
@@ -409,10 +413,10 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
         if constexpr (SEG) headed = aggregate.f != 0;
         if (lane == 0)
             mine.store(status_word(bits_of(value_of(aggregate)), tile == 0 || headed ? kInclusive : kAggregate, epoch),
-                       cuda::memory_order_release);
+                       cuda::memory_order_relaxed);
         if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack);
         if (lane == 0 && tile > 0 && !headed)
-            mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_release);
+            mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_relaxed);
         if (lane == 0) {
             prefix_shared = prefix;
             done = atomicAdd(&state->epoch_done, 1ull);  // this tile has published (the answer is looked at last)
