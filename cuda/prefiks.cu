@@ -274,6 +274,36 @@ __device__ __forceinline__ uint32_t head_bits(uint32_t f) {
     f |= f >> 1;
     return ((f & 0x01010101u) * 0x01020408u) >> 24;
 }
+// tc::warp_scan<Seg<T>, Segmented<Op>, exclusive> with one shuffle a step instead of two: a lane
+// combines with the lane d back exactly when the pair operator would, when no head lies in
+// (lane - d, lane], that is when the nearest head at or before it (from one ballot) is at or
+// before lane - d; the flags of the results are the ballot's bits. The same operations on the
+// same values in the same order, so the same bits. Precondition: all 32 lanes, converged.
+template <typename T, typename Op>
+__device__ __forceinline__ Seg<T> seg_warp_scan_exclusive(Seg<T> v, Seg<T> *warp_total) {
+    const Op op{};
+    const int lane = threadIdx.x & 31;
+    const unsigned heads = __ballot_sync(kFull, v.f != 0u), upto = heads & (kFull >> (31 - lane));
+    const int head = upto ? 31 - __clz(int(upto)) : -1;  // the nearest head at or before this lane (-1: none)
+    T s = v.v;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const T u = __shfl_up_sync(kFull, s, d);
+        if (lane >= d && lane - d >= head) s = op(u, s);
+    }
+    *warp_total = {__shfl_sync(kFull, s, 31), heads != 0u ? 1u : 0u};
+    const T before = __shfl_up_sync(kFull, s, 1);
+    return lane == 0 ? Segmented<Op>::template identity<Seg<T>>() : Seg<T>{before, heads & ((1u << lane) - 1u) ? 1u : 0u};
+}
+template <typename T, typename Op>
+__device__ __forceinline__ T row_scan_exclusive(T v, T *warp_total) {
+    return tc::warp_scan<T, Op, true>(v, Op(), warp_total);
+}
+template <typename T, typename Op>
+__device__ __forceinline__ Seg<T> row_scan_exclusive(Seg<T> v, Seg<T> *warp_total) {
+    return seg_warp_scan_exclusive<T, Op>(v, warp_total);
+}
+
 // A lane's ROWS row prefixes: the values, and for pairs their flags as the bits of one word
 // (ROWS <= 32): a register a row instead of two.
 template <typename E, int ROWS>
@@ -420,7 +450,7 @@ __global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_
 #pragma unroll
         for (int k = 1; k < 4; ++k) fold = op(fold, element(r, k));
         E row_total;
-        const E before = tc::warp_scan<E, O, true>(fold, op, &row_total);
+        const E before = row_scan_exclusive<T, Op>(fold, &row_total);
         lane_prefix.set(r, op(carry, before));
         carry = op(carry, row_total);
     }
