@@ -12,7 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
 # leave the bundle JIT-compiling another architecture's PTX at load time
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" >/dev/null
+# LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_ARGS="--section SourceCounters")
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
+  -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
 cmake --build build -j"$(nproc)" --target all tecaj_shared
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib
