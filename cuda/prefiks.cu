@@ -238,6 +238,10 @@ constexpr int kBestThreads = 256;
 constexpr int64_t kBestLarge = int64_t(1) << 23;
 __host__ __device__ constexpr int best_rows(bool segmented, int64_t n) { return segmented || n < kBestLarge ? 8 : 16; }
 __host__ __device__ constexpr int64_t best_tile(int rows) { return int64_t(kBestThreads) * 4 * rows; }
+// Segmented tiles (8192: pairs) are held to 80 registers, three blocks an SM instead of two
+// (94-111 registers left them two): half again the bytes in flight an SM, and a third block to
+// load while the others scan, look back and store.
+constexpr int kSegBlocksPerSM = 3;
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
@@ -265,6 +269,62 @@ template <typename T>
 __device__ __forceinline__ void make(T &e, T v, uint32_t) { e = v; }
 template <typename T>
 __device__ __forceinline__ void make(Seg<T> &e, T v, uint32_t f) { e = {v, f}; }
+// A lane's 4 head-flag bytes (any nonzero byte is a head) as 4 bits, byte k to bit k: each byte
+// ORed down to its low bit, then one multiply gathers bits 0, 8, 16, 24 into bits 24..27 (the
+// other products land on distinct bits below 24 or past 31, so nothing carries into them).
+__device__ __forceinline__ uint32_t head_bits(uint32_t f) {
+    f |= f >> 4;
+    f |= f >> 2;
+    f |= f >> 1;
+    return ((f & 0x01010101u) * 0x01020408u) >> 24;
+}
+// tc::warp_scan<Seg<T>, Segmented<Op>, exclusive> with one shuffle a step instead of two: a lane
+// combines with the lane d back exactly when the pair operator would, when no head lies in
+// (lane - d, lane], that is when the nearest head at or before it (from one ballot) is at or
+// before lane - d; the flags of the results are the ballot's bits. The same operations on the
+// same values in the same order, so the same bits. Precondition: all 32 lanes, converged.
+template <typename T, typename Op>
+__device__ __forceinline__ Seg<T> seg_warp_scan_exclusive(Seg<T> v, Seg<T> *warp_total) {
+    const Op op{};
+    const int lane = threadIdx.x & 31;
+    const unsigned heads = __ballot_sync(kFull, v.f != 0u), upto = heads & (kFull >> (31 - lane));
+    const int head = upto ? 31 - __clz(int(upto)) : -1;  // the nearest head at or before this lane (-1: none)
+    T s = v.v;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const T u = __shfl_up_sync(kFull, s, d);
+        if (lane >= d && lane - d >= head) s = op(u, s);
+    }
+    *warp_total = {__shfl_sync(kFull, s, 31), heads != 0u ? 1u : 0u};
+    const T before = __shfl_up_sync(kFull, s, 1);
+    return lane == 0 ? Segmented<Op>::template identity<Seg<T>>() : Seg<T>{before, heads & ((1u << lane) - 1u) ? 1u : 0u};
+}
+template <typename T, typename Op>
+__device__ __forceinline__ T row_scan_exclusive(T v, T *warp_total) {
+    return tc::warp_scan<T, Op, true>(v, Op(), warp_total);
+}
+template <typename T, typename Op>
+__device__ __forceinline__ Seg<T> row_scan_exclusive(Seg<T> v, Seg<T> *warp_total) {
+    return seg_warp_scan_exclusive<T, Op>(v, warp_total);
+}
+
+// A lane's ROWS row prefixes: the values, and for pairs their flags as the bits of one word
+// (ROWS <= 32): a register a row instead of two.
+template <typename E, int ROWS>
+struct Prefixes {
+    E e[ROWS];
+    __device__ __forceinline__ void set(int r, E v) { e[r] = v; }
+    __device__ __forceinline__ E get(int r) const { return e[r]; }
+};
+template <typename T, int ROWS>
+struct Prefixes<Seg<T>, ROWS> {
+    static_assert(ROWS <= 32, "the flags are one word's bits");
+    T v[ROWS];
+    uint32_t f = 0;
+    __device__ __forceinline__ void set(int r, Seg<T> s) { v[r] = s.v, f |= s.f << r; }  // (flags are 0 or 1)
+    __device__ __forceinline__ Seg<T> get(int r) const { return {v[r], (f >> r) & 1u}; }
+};
+
 // Warp 0 of a tile: the left fold of every aggregate before `tile` (see above).
 template <typename T, typename Op>
 __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack) {
@@ -320,7 +380,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
 }
 
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
-__global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
+__global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
                                                          BestState *state, uint64_t *statuses, int64_t tiles) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
@@ -328,6 +388,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
     const O op{};
     constexpr int kWarps = kBestThreads / 32, kBestRows = ROWS, kBestItems = 4 * ROWS;
     constexpr int64_t kBestTile = best_tile(ROWS);
+    constexpr int kHeadWords = SEG ? (4 * ROWS + 31) / 32 : 1;
     __shared__ E warp_total[kWarps];
     __shared__ T prefix_shared;
     __shared__ uint32_t stack[kBestStack];
@@ -340,7 +401,9 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
     const bool whole = (tile + 1) * kBestTile <= n && (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
                        (reinterpret_cast<uintptr_t>(out) & 15) == 0 && (!SEG || (reinterpret_cast<uintptr_t>(flags) & 3) == 0);
     T x[kBestItems];          // the values
-    uint32_t heads[kBestRows];  // segmented: bit k of heads[r] is x[4 r + k]'s head flag (pairs would take a register each)
+    // segmented: bit 4 (r % 8) + k of heads[r / 8] is x[4 r + k]'s head flag (a register a pair,
+    // or a row, held registers that decide how many blocks an SM holds)
+    uint32_t heads[kHeadWords] = {};
 #pragma unroll
     for (int r = 0; r < kBestRows; ++r) {
         const int64_t i = warp_base + 128 * r + 4 * lane;
@@ -358,19 +421,16 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
             }
         }
         if (SEG && i == 0) f |= 1u;  // position 0 starts a segment
-        heads[r] = 0;
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            x[4 * r + k] = v[k];
-            heads[r] |= (f >> (8 * k)) & 0xffu ? 1u << k : 0u;
-        }
+        for (int k = 0; k < 4; ++k) x[4 * r + k] = v[k];
+        if constexpr (SEG) heads[r / 8] |= head_bits(f) << (4 * (r % 8));
     }
     // The tile one resident wave ahead (its block starts about when this one ends) goes into L2
     // now, by bulk prefetches (no registers, no shared memory): its reads then overlap this
     // tile's scan, look-back and stores, which keep DRAM idle in the copy's terms. Tiles of 16384
-    // and segmented tiles (the large sizes), two blocks an SM.
+    // (two blocks an SM) and segmented tiles (kSegBlocksPerSM), the large sizes.
     if constexpr (ROWS == 16 || SEG) {
-        const int64_t ahead = tile + 2 * int64_t(sm_count());
+        const int64_t ahead = tile + (SEG ? kSegBlocksPerSM : 2) * int64_t(sm_count());
         if (warp == 0 && lane < 4 && whole && (ahead + 1) * kBestTile <= n) {
             constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
             prefetch_l2(reinterpret_cast<const unsigned char *>(in + ahead * kBestTile) + lane * kQuarter, kQuarter);
@@ -382,19 +442,20 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
     }
     const auto element = [&x, &heads](int r, int k) {
         E e;
-        make(e, x[4 * r + k], (heads[r] >> k) & 1u);
+        make(e, x[4 * r + k], (heads[r / 8] >> (4 * (r % 8) + k)) & 1u);
         return e;
     };
     // scan: the lane's 4 of each row, the warp's lanes row by row (a running carry), the warps
-    E lane_prefix[kBestRows], carry = O::template identity<E>();
+    Prefixes<E, kBestRows> lane_prefix;
+    E carry = O::template identity<E>();
 #pragma unroll
     for (int r = 0; r < kBestRows; ++r) {
         E fold = element(r, 0);
 #pragma unroll
         for (int k = 1; k < 4; ++k) fold = op(fold, element(r, k));
         E row_total;
-        const E before = tc::warp_scan<E, O, true>(fold, op, &row_total);
-        lane_prefix[r] = op(carry, before);
+        const E before = row_scan_exclusive<T, Op>(fold, &row_total);
+        lane_prefix.set(r, op(carry, before));
         carry = op(carry, row_total);
     }
     if (lane == 0) warp_total[warp] = carry;
@@ -429,7 +490,7 @@ __global__ void __launch_bounds__(kBestThreads) scan_best(const T *in, const uin
 #pragma unroll
     for (int r = 0; r < kBestRows; ++r) {
         const int64_t i = warp_base + 128 * r + 4 * lane;
-        E acc = op(warp_start, lane_prefix[r]);
+        E acc = op(warp_start, lane_prefix.get(r));
         T v[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
