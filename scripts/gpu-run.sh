@@ -10,6 +10,8 @@
 #   SANITIZE_ONLY='Redukcija.*' bash gpu-bundle/run.sh sanitizers   (memcheck and racecheck of some suites)
 #   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside cub: the issues'
 #       target rows, about a third of the tables' time)
+#   GRID="512x0 256x528" bash gpu-bundle/run.sh grid razdalja -n 1000000 -variant best
+#       (one line at several THREADSxBLOCKS, blocks 0 the variant's own; each line's kernel rows)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
 #       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_ARGS="--section SourceCounters"
 #       adds the source lines where the warps stall most)
@@ -34,6 +36,26 @@ if [[ $what == profile ]]; then # ncu over one verified run of the named program
       --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
       "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
   exit "${PIPESTATUS[0]}"
+fi
+# one PROGRAM ARGS...: one run of a command, its copy line, kernel rows and any refusal shown, its
+# whole output kept in the log; its exit status
+one() {
+  local prog=$1; shift
+  echo "--- $prog $*" | tee -a "$log"
+  "$here/bin/$prog" "$@" >"$log.one" 2>&1
+  local code=$?
+  grep -E 'copy \(read|^ +variant |^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) ' "$log.one" | cut -c1-120
+  ((code)) && grep -m1 -i -E -- '-blocks|-threads|error|usable|fail' "$log.one"
+  cat "$log.one" >>"$log"; rm -f "$log.one"
+  return $code
+}
+if [[ $what == grid ]]; then # one line at several grids (a grid sweep: what this session's device call wrote by hand)
+  shift
+  prog=$1; shift
+  for g in ${GRID:-512x0 256x0 256x264 256x528 256x1056 512x132 512x264}; do
+    one "$prog" "$@" -threads "${g%x*}" -blocks "${g#*x}"
+  done
+  exit 0
 fi
 failed=()
 step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers a failure
@@ -95,10 +117,7 @@ if [[ $what == targets ]]; then # the issues' target rows only: best beside its 
       *) variants=best,cub ;;
     esac
     while read -r args; do
-      echo "--- $prog $args -variant $variants" | tee -a "$log"
-      "$here/bin/$prog" -variant "$variants" $args >>"$log.one" 2>&1 || failed+=("$prog $args")
-      grep -E 'copy \(read|^ +(variant|best|cub|g|ls4) ' "$log.one" | cut -c1-120
-      cat "$log.one" >>"$log"; rm -f "$log.one"
+      one "$prog" -variant "$variants" $args || failed+=("$prog $args")
     done < <("$here/bin/$prog" -benchmarks)
   done
   echo
