@@ -561,27 +561,33 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 // bounds; the experiment's kernels of their own took 51.6-52.1. Since the host decides from the
 // plan's mask, it is a kernel of its own.
 constexpr int kBoxAhead = 8;
-__global__ void __launch_bounds__(kU8Threads, 8) conv_box_stream(const uint8_t *in, uint8_t *out, Shape s, float w) {
+// EDGE: a tile whose rows y0 - 1 .. y0 + 16 reach past the image (the border decides those rows);
+// the others (all but the first and last tile rows of an image) walk their rows by adding the
+// width to a pointer, with no clamp, border test or 64-bit multiply a row.
+template <bool EDGE>
+__device__ __forceinline__ void box_stream_tile(const uint8_t *in, uint8_t *out, const Shape &s, float w, int x, int y0) {
     constexpr int N = kU8Rows + 2;  // input rows y0 - 1 .. y0 + 16
-    const int lane = threadIdx.x & 31, x = blockIdx.x * kU8Cols + kU8PerThread * int(threadIdx.x), y0 = blockIdx.y * kU8Rows;
+    const int lane = threadIdx.x & 31;
     const bool zero = s.border == TC_BORDER_ZERO;
     // outside the row: the border's byte (0, or the thread's own edge column), and so for the last
     // thread of the row (lanes past the row's end load columns in it, never used)
     const bool left_loads = lane == 0 && x > 0 && x < s.w, right_in = x + kU8PerThread < s.w, right_loads = lane == 31 && right_in,
                right_shuffles = lane < 31 && right_in;
     const int xv = min(x, s.w - kU8PerThread), hx = lane == 0 ? x - 4 : x + kU8PerThread;
+    const uint8_t *const first = in + (EDGE ? 0 : int64_t(y0 - 1) * s.w);  // interior: row y0 - 1
     uint2 buf[kBoxAhead];
     uint32_t edge[kBoxAhead];
     const auto load = [&](int i, int slot) {
         const int y = y0 - 1 + i;
-        const bool in_rows = i < N && (!zero || (y >= 0 && y < s.h));
-        const uint8_t *row = in + int64_t(min(max(y, 0), s.h - 1)) * s.w;
+        const bool in_rows = !EDGE || (i < N && (!zero || (y >= 0 && y < s.h)));
+        const uint8_t *row = EDGE ? in + int64_t(min(max(y, 0), s.h - 1)) * s.w : first + int64_t(i) * s.w;
         buf[slot] = in_rows ? __ldg(reinterpret_cast<const uint2 *>(row + xv)) : make_uint2(0u, 0u);
         edge[slot] = in_rows && (left_loads || right_loads) ? __ldg(reinterpret_cast<const uint32_t *>(row + hx)) : 0u;
     };
 #pragma unroll
     for (int i = 0; i < kBoxAhead; ++i) load(i, i);
     uint32_t h[3][4];  // row i's pair sums in slot i % 3: outputs (0, 2), (1, 3), (4, 6), (5, 7)
+    uint8_t *o = out + int64_t(y0) * s.w + x;  // output row y0, then one row a step
 #pragma unroll
     for (int i = 0; i < N; ++i) {
         const uint2 v = buf[i % kBoxAhead];
@@ -593,11 +599,18 @@ __global__ void __launch_bounds__(kU8Threads, 8) conv_box_stream(const uint8_t *
                                   right_shuffles ? down : right_loads ? e : zero ? 0u : v.y >> 24};
         row_pair_sums<1>(word, h[i % 3]);
         const int y = y0 + i - 2;  // the output row that has all its rows
-        if (i < 2 || y >= s.h || x >= s.w) continue;
+        if (i < 2 || (EDGE && y >= s.h) || x >= s.w) continue;  // (every lane takes every shuffle)
         uint32_t q[kU8PerThread];
         box_row<3>(h, i % 3, w, q);
-        store_u8_row(q, out + int64_t(y) * s.w + x, true, kU8PerThread);
+        store_u8_row(q, o, true, kU8PerThread);
+        o += s.w;
     }
+}
+
+__global__ void __launch_bounds__(kU8Threads, 8) conv_box_stream(const uint8_t *in, uint8_t *out, Shape s, float w) {
+    const int x = blockIdx.x * kU8Cols + kU8PerThread * int(threadIdx.x), y0 = blockIdx.y * kU8Rows;
+    if (y0 >= 1 && y0 + kU8Rows <= s.h - 1) box_stream_tile<false>(in, out, s, w, x, y0);  // rows y0 - 1 .. y0 + 16 in the image
+    else box_stream_tile<true>(in, out, s, w, x, y0);
 }
 
 template <int MW, bool MAG>

@@ -347,6 +347,44 @@ TEST(Konvolucija, BestUint8Images) {
     const tc_device d = device();
     uint64_t seed = 900;
     struct Size { int w, h; };
+    // one image through best's 8-bit path, against the float64 reference rounded to bytes
+    const auto check = [&](Size s, int k, tc_border b, bool magnitude, int shift, const Mask &m) {
+        std::mt19937_64 rng(++seed);
+        std::vector<uint8_t> px(size_t(s.w) * s.h);
+        for (auto &p : px) p = uint8_t(rng());
+        tc_konvolucija_plan p;
+        const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude,
+                                       TC_PIXEL_UINT8, m.wt.data()};
+        ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+        DeviceBuffer<uint8_t> din(px.size() + 4), dout(px.size() + 4);
+        din.upload(px, size_t(shift));
+        std::vector<uint8_t> got[2];
+        for (int run = 0; run < 2; ++run) {  // two poisons: every byte value is a legal output
+            dout.upload(std::vector<uint8_t>(px.size(), run ? 0x00 : 0xff), size_t(shift));
+            ASSERT_EQ(TC_OK, tc_konvolucija_run_u8(&p, din.ptr + shift, dout.ptr + shift, nullptr));
+            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+            got[run] = dout.download(px.size(), size_t(shift));
+        }
+        Image im{s.w, s.h, std::vector<float>(px.begin(), px.end())};
+        const auto want = reference(im, m, b, magnitude);
+        double sum_w = 0;
+        for (float w : m.wt) sum_w += std::fabs(w);
+        const double g = (k * k + 1) * 0x1p-24 / (1 - (k * k + 1) * 0x1p-24),
+                     tol = (magnitude ? (g + 3 * 0x1p-24) * std::sqrt(2.0) : g) * sum_w * 255.0;
+        int bad = 0;
+        for (size_t i = 0; i < px.size() && bad < 3; ++i) {
+            const double c = std::min(std::max(want[i], 0.0), 255.0), e = std::nearbyint(c);
+            const bool tie = std::fabs(c - std::floor(c) - 0.5) <= tol;
+            const bool ok = got[0][i] == got[1][i] && (got[0][i] == e || (tie && std::fabs(got[0][i] - e) == 1));
+            if (!ok) {
+                ++bad;
+                ADD_FAILURE() << s.w << "x" << s.h << " mask " << k << (magnitude ? " magnitude" : "")
+                              << (b == TC_BORDER_ZERO ? " zero" : " replicate") << " shift " << shift << " pixel " << i
+                              << ": got " << int(got[0][i]) << "/" << int(got[1][i]) << ", want " << e << " (reference "
+                              << want[i] << ")";
+            }
+        }
+    };
     for (Size s : {Size{1, 1}, Size{7, 3}, Size{33, 17}, Size{2064, 2}, Size{256, 40}, Size{1021, 769}, Size{1024, 768},
                    Size{2064, 70}, Size{1032, 33}})
         for (int k : {3, 5, 7})
@@ -355,48 +393,21 @@ TEST(Konvolucija, BestUint8Images) {
                     for (int shift : {0, 1}) {
                         if (shift && (magnitude || k != 3)) continue;
                         if (up_to_max_n({int64_t(s.w) * s.h}).empty()) continue;  // (the sanitizers' sizes)
-                        std::mt19937_64 rng(++seed);
-                        std::vector<uint8_t> px(size_t(s.w) * s.h);
-                        for (auto &p : px) p = uint8_t(rng());
-                        Mask m = random_mask(k, k, seed);
-                        if (seed % 2) {  // separable masks (best's separable path): a box, integer outer products
-                            if (magnitude) m = separable_mask(k, seed, 0.125f);
-                            else m.wt.assign(size_t(k) * k, seed % 4 == 1 ? 1.0f / float(k * k) : 0.25f);
+                        Mask m = random_mask(k, k, seed + 1);
+                        if ((seed + 1) % 2) {  // separable masks (best's separable path): a box, integer outer products
+                            if (magnitude) m = separable_mask(k, seed + 1, 0.125f);
+                            else m.wt.assign(size_t(k) * k, (seed + 1) % 4 == 1 ? 1.0f / float(k * k) : 0.25f);
                         }  // (a box of 1/k^2: the integer path; of 0.25: outputs past 255, the float path's clamp)
-                        tc_konvolucija_plan p;
-                        const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude,
-                                                       TC_PIXEL_UINT8, m.wt.data()};
-                        ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
-                        DeviceBuffer<uint8_t> din(px.size() + 4), dout(px.size() + 4);
-                        din.upload(px, size_t(shift));
-                        std::vector<uint8_t> got[2];
-                        for (int run = 0; run < 2; ++run) {  // two poisons: every byte value is a legal output
-                            dout.upload(std::vector<uint8_t>(px.size(), run ? 0x00 : 0xff), size_t(shift));
-                            ASSERT_EQ(TC_OK, tc_konvolucija_run_u8(&p, din.ptr + shift, dout.ptr + shift, nullptr));
-                            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-                            got[run] = dout.download(px.size(), size_t(shift));
-                        }
-                        Image im{s.w, s.h, std::vector<float>(px.begin(), px.end())};
-                        const auto want = reference(im, m, b, magnitude);
-                        double sum_w = 0;
-                        for (float w : m.wt) sum_w += std::fabs(w);
-                        const double g = (k * k + 1) * 0x1p-24 / (1 - (k * k + 1) * 0x1p-24),
-                                     tol = (magnitude ? (g + 3 * 0x1p-24) * std::sqrt(2.0) : g) * sum_w * 255.0;
-                        int bad = 0;
-                        for (size_t i = 0; i < px.size() && bad < 3; ++i) {
-                            const double c = std::min(std::max(want[i], 0.0), 255.0), e = std::nearbyint(c);
-                            const bool tie = std::fabs(c - std::floor(c) - 0.5) <= tol;
-                            const bool ok = got[0][i] == got[1][i] &&
-                                            (got[0][i] == e || (tie && std::fabs(got[0][i] - e) == 1));
-                            if (!ok) {
-                                ++bad;
-                                ADD_FAILURE() << s.w << "x" << s.h << " mask " << k << (magnitude ? " magnitude" : "")
-                                              << (b == TC_BORDER_ZERO ? " zero" : " replicate") << " shift " << shift
-                                              << " pixel " << i << ": got " << int(got[0][i]) << "/" << int(got[1][i])
-                                              << ", want " << e << " (reference " << want[i] << ")";
-                            }
-                        }
+                        check(s, k, b, magnitude, shift, m);
                     }
+    // the streamed 3 x 3 box (widths of a multiple of 8, aligned): tiles of 16 rows whose rows and
+    // the one above and below lie in the image, and tiles at its top and bottom edges (heights
+    // around 16 + 16 + 1), both borders
+    for (Size s : {Size{8, 1}, Size{8, 17}, Size{8, 18}, Size{16, 32}, Size{16, 33}, Size{24, 34}, Size{1024, 768}, Size{2064, 70}})
+        for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE}) {
+            Mask box{3, 3, std::vector<float>(9, 1.0f / 9.0f)};
+            check(s, 3, b, false, 0, box);
+        }
     // the domain: best only, 2-D, square masks of 3, 5, 7; each run function refuses the other's plans
     tc_konvolucija_plan p;
     const auto plan = [&](int v, int dim, int w, int h, int mw, int mh) {
