@@ -5,9 +5,9 @@
 #   scripts/gpu-bundle.sh            # then, on the GPU host: bash gpu-bundle/run.sh
 # With the device tool: run command "bash gpu-bundle/run.sh", carry ["gpu-bundle"].
 #
-# The library's device code (CUB's sorts among it) is 10 MB: the commands and Go test binaries
-# are built with -tags shared and load one lib/libtecaj.so, so a new command adds its Go code
-# only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
+# The library's device code (CUB's sorts among it) is 10 MB: the commands, the Go test binaries
+# (-tags shared) and the GoogleTest binary load one lib/libtecaj.so, so a new command adds its Go
+# code only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
@@ -15,10 +15,10 @@ cd "$(dirname "$0")/.."
 # LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_ARGS="--section SourceCounters")
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
   -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
-cmake --build build -j"$(nproc)" --target all tecaj_shared
+cmake --build build -j"$(nproc)" --target all tecaj_shared kernel_tests_shared
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib
-cp build/kernel_tests gpu-bundle/tests/
+cp build/kernel_tests_shared gpu-bundle/tests/kernel_tests  # (the GoogleTest binary that loads lib/libtecaj.so)
 cp build/shared/libtecaj.so gpu-bundle/lib/
 go build -tags shared -ldflags='-s -w' -o gpu-bundle/bin ./cmd/...
 # each test binary runs in src/<package>, beside its testdata (tests open files relative to their
