@@ -4,11 +4,16 @@
 # runs every test (also under compute-sanitizer) and the benchmark tables there.
 #   scripts/gpu-bundle.sh            # then, on the GPU host: bash gpu-bundle/run.sh
 # With the device tool: run command "bash gpu-bundle/run.sh", carry ["gpu-bundle"].
+#   scripts/gpu-bundle.sh DIR        # the bundle into DIR instead (an A/B pair in one device call:
+#       from a worktree of the other commit, `scripts/gpu-bundle.sh /path/to/repo/gpu-bundle-a`,
+#       then carry ["gpu-bundle", "gpu-bundle-a"], about 27 MB each, and run both bundles' run.sh)
 #
 # The library's device code (CUB's sorts among it) is 10 MB: the commands, the Go test binaries
 # (-tags shared) and the GoogleTest binary load one lib/libtecaj.so, so a new command adds its Go
 # code only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
 set -euo pipefail
+out=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
+[[ $(basename "$out") == gpu-bundle* ]] || { echo "gpu-bundle.sh: the bundle's folder must be named gpu-bundle* (got $out)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 # the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
 # leave the bundle JIT-compiling another architecture's PTX at load time
@@ -16,20 +21,20 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
   -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
 cmake --build build -j"$(nproc)" --target all tecaj_shared kernel_tests_shared
-rm -rf gpu-bundle
-mkdir -p gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib
-cp build/kernel_tests_shared gpu-bundle/tests/kernel_tests  # (the GoogleTest binary that loads lib/libtecaj.so)
-cp build/shared/libtecaj.so gpu-bundle/lib/
-go build -tags shared -ldflags='-s -w' -o gpu-bundle/bin ./cmd/...
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/tests" "$out/lib"
+cp build/kernel_tests_shared "$out/tests/kernel_tests"  # (the GoogleTest binary that loads lib/libtecaj.so)
+cp build/shared/libtecaj.so "$out/lib/"
+go build -tags shared -ldflags='-s -w' -o "$out/bin" ./cmd/...
 # each test binary runs in src/<package>, beside its testdata (tests open files relative to their
 # package, and the packages are siblings under internal/)
 for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do
   name=$(basename "$dir")
-  go test -tags shared -c -ldflags='-s -w' -o "gpu-bundle/tests/go-$name.test" "./${dir#$PWD/}"
-  mkdir -p "gpu-bundle/src/$name"
-  [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "gpu-bundle/src/$name/"
+  go test -tags shared -c -ldflags='-s -w' -o "$out/tests/go-$name.test" "./${dir#$PWD/}"
+  mkdir -p "$out/src/$name"
+  [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "$out/src/$name/"
 done
-tar -C gpu-bundle -czf gpu-bundle/bundle.tar.gz bin tests lib src
-rm -rf gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib gpu-bundle/src
-cp scripts/gpu-run.sh gpu-bundle/run.sh
-du -sh gpu-bundle
+tar -C "$out" -czf "$out/bundle.tar.gz" bin tests lib src
+rm -rf "$out/bin" "$out/tests" "$out/lib" "$out/src"
+cp scripts/gpu-run.sh "$out/run.sh"
+du -sh "$out"
