@@ -10,6 +10,8 @@
 #   SANITIZE_ONLY='Redukcija.*' bash gpu-bundle/run.sh sanitizers   (memcheck and racecheck of some suites)
 #   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside cub: the issues'
 #       target rows, about a third of the tables' time)
+#   GRID="512x0 256x528" bash gpu-bundle/run.sh grid razdalja -n 1000000 -variant best
+#       (one line at several THREADSxBLOCKS, blocks 0 the variant's own; each line's kernel rows)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
 #       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_ARGS="--section SourceCounters"
 #       adds the source lines where the warps stall most)
@@ -34,6 +36,18 @@ if [[ $what == profile ]]; then # ncu over one verified run of the named program
       --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
       "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
   exit "${PIPESTATUS[0]}"
+fi
+if [[ $what == grid ]]; then # one line at several grids (a grid sweep: what this session's device call wrote by hand)
+  shift
+  prog=$1; shift
+  for g in ${GRID:-512x0 256x0 256x264 256x528 256x1056 512x132 512x264}; do
+    echo "--- $prog $* -threads ${g%x*} -blocks ${g#*x}" | tee -a "$log"
+    "$here/bin/$prog" "$@" -threads "${g%x*}" -blocks "${g#*x}" >"$log.one" 2>&1
+    grep -E '^ +[a-z0-9]+ +[0-9]+ +[0-9]+ ' "$log.one" | cut -c1-100
+    grep -m1 -i -E -- '-blocks|-threads|error|usable' "$log.one"
+    cat "$log.one" >>"$log"; rm -f "$log.one"
+  done
+  exit 0
 fi
 failed=()
 step() { # step NAME COMMAND...: runs it, keeps its output in the log, remembers a failure

@@ -10,6 +10,8 @@ import (
 	"tecaj/internal/data"
 )
 
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 func TestUsage(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "text.png")

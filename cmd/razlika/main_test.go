@@ -9,6 +9,8 @@ import (
 	"tecaj/internal/data"
 )
 
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 // a and b from files, c written with -o and read back: exactly a - b.
 func TestFilesRoundTrip(t *testing.T) {
 	dir := t.TempDir()

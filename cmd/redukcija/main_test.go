@@ -10,6 +10,8 @@ import (
 	"tecaj/internal/data"
 )
 
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 func TestUsage(t *testing.T) {
 	dir := t.TempDir()
 	f4, i4, f4short := filepath.Join(dir, "f4.npy"), filepath.Join(dir, "i4.npy"), filepath.Join(dir, "short.npy")

@@ -9,6 +9,8 @@ import (
 	"tecaj/internal/data"
 )
 
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 // fixtures writes small .npy files of keys and values into a temporary folder.
 func fixtures(t *testing.T) (dir string) {
 	t.Helper()

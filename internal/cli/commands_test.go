@@ -12,6 +12,8 @@ import (
 	"tecaj/internal/gpu"
 )
 
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 func TestBadUsageExitsTwoNamingTheFlag(t *testing.T) {
 	cases := []struct {
 		args []string

@@ -38,7 +38,18 @@ func root() (string, error) {
 	return "", err
 }
 
-// Bin is the folder of the commands: TECAJ_BIN, or ./cmd/... built once.
+// Main runs a package's tests, then removes the commands built for them (165 MB a test binary;
+// left behind, every `go test ./...` leaked six copies). Each package that runs commands:
+// func TestMain(m *testing.M) { clitest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// Bin is the folder of the commands: TECAJ_BIN, or ./cmd/... built once (and removed by Main).
 func Bin(t *testing.T) string {
 	t.Helper()
 	if dir := os.Getenv("TECAJ_BIN"); dir != "" {
