@@ -7,6 +7,9 @@
 #   scripts/gpu-bundle.sh DIR        # the bundle into DIR instead (an A/B pair in one device call:
 #       from a worktree of the other commit, `scripts/gpu-bundle.sh /path/to/repo/gpu-bundle-a`,
 #       then carry ["gpu-bundle", "gpu-bundle-a"], about 27 MB each, and run both bundles' run.sh)
+#   MINI=1 scripts/gpu-bundle.sh DIR # the commands and the library only (about 14 MB; no tests): the
+#       figures of several commits in one call (run.sh targets, grid, tables, profile). For a commit
+#       whose script is older, copy this one into its worktree first.
 #
 # The library's device code (CUB's sorts among it) is 10 MB: the commands, the Go test binaries
 # (-tags shared) and the GoogleTest binary load one lib/libtecaj.so, so a new command adds its Go
@@ -20,20 +23,24 @@ cd "$(dirname "$0")/.."
 # LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_ARGS="--section SourceCounters")
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
   -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
-cmake --build build -j"$(nproc)" --target all tecaj_shared kernel_tests_shared
+mini=${MINI:-0}
+if [[ $mini == 1 ]]; then cmake --build build -j"$(nproc)" --target tecaj_shared
+else cmake --build build -j"$(nproc)" --target all tecaj_shared kernel_tests_shared; fi
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/tests" "$out/lib"
-cp build/kernel_tests_shared "$out/tests/kernel_tests"  # (the GoogleTest binary that loads lib/libtecaj.so)
+mkdir -p "$out/bin" "$out/tests" "$out/lib" "$out/src"
 cp build/shared/libtecaj.so "$out/lib/"
 go build -tags shared -ldflags='-s -w' -o "$out/bin" ./cmd/...
-# each test binary runs in src/<package>, beside its testdata (tests open files relative to their
-# package, and the packages are siblings under internal/)
-for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do
-  name=$(basename "$dir")
-  go test -tags shared -c -ldflags='-s -w' -o "$out/tests/go-$name.test" "./${dir#$PWD/}"
-  mkdir -p "$out/src/$name"
-  [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "$out/src/$name/"
-done
+if [[ $mini != 1 ]]; then
+  cp build/kernel_tests_shared "$out/tests/kernel_tests"  # (the GoogleTest binary that loads lib/libtecaj.so)
+  # each test binary runs in src/<package>, beside its testdata (tests open files relative to their
+  # package, and the packages are siblings under internal/)
+  for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do
+    name=$(basename "$dir")
+    go test -tags shared -c -ldflags='-s -w' -o "$out/tests/go-$name.test" "./${dir#$PWD/}"
+    mkdir -p "$out/src/$name"
+    [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "$out/src/$name/"
+  done
+fi
 tar -C "$out" -czf "$out/bundle.tar.gz" bin tests lib src
 rm -rf "$out/bin" "$out/tests" "$out/lib" "$out/src"
 cp scripts/gpu-run.sh "$out/run.sh"
