@@ -262,9 +262,7 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
         out->output = TC_RAZDALJA_SCALAR64;
         p.out_count = 2;
         p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch (padded), the partials and their tags
-        // a thread's terms (each of its accumulators' chains, combined), the block tree, the last
-        // block's sequential pass over the partials and its tree
-        out->accumulation_depth = per_thread + tc::kBestVectors + tree + tc::ceil_div(p.blocks, p.threads) + tree;
+        out->accumulation_depth = tc::best_depth(n, p.blocks, p.threads);
         break;
     default: {  // cub
         // CUB's even-share reduce: assume no more than n/(multiprocessors*128) items per thread,

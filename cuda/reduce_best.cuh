@@ -232,6 +232,14 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     }
 }
 
+// The deepest chain of operations best's result went through (its rounding bound, redukcija's and
+// razdalja's tolerance): a thread's terms (its accumulators' chains and their combination), the
+// block's tree, the last block's pass over the partials a thread and its tree.
+inline int64_t best_depth(int64_t n, int blocks, int threads) {
+    const int tree = ceil_log2(threads);
+    return ceil_div(n, int64_t(blocks) * threads) + kBestVectors + tree + ceil_div(blocks, threads) + tree;
+}
+
 // best's grid: a resident wave (by the kernel's occupancy) at most, and no more blocks than give
 // each thread kBestVectors 16-byte loads (small n: fewer partials for the last block).
 template <typename T, typename A, typename Op, Map M>

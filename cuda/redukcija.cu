@@ -629,10 +629,8 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
                 return TC_OK;
             });
         }));
-        const int64_t per_thread = tc::ceil_div(n, int64_t(p.blocks) * p.threads);
-        const int best_tree = tc::ceil_log2(p.threads);
         p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch, the partials (<= 16 bytes) and their tags
-        out->depth = per_thread + best_tree + tc::ceil_div(p.blocks, p.threads) + best_tree;
+        out->depth = tc::best_depth(n, p.blocks, p.threads);
         return TC_OK;
     }
     case VCUB: {

@@ -37,15 +37,23 @@ if [[ $what == profile ]]; then # ncu over one verified run of the named program
       "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
   exit "${PIPESTATUS[0]}"
 fi
+# one PROGRAM ARGS...: one run of a command, its copy line, kernel rows and any refusal shown, its
+# whole output kept in the log; its exit status
+one() {
+  local prog=$1; shift
+  echo "--- $prog $*" | tee -a "$log"
+  "$here/bin/$prog" "$@" >"$log.one" 2>&1
+  local code=$?
+  grep -E 'copy \(read|^ +variant |^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) ' "$log.one" | cut -c1-120
+  ((code)) && grep -m1 -i -E -- '-blocks|-threads|error|usable|fail' "$log.one"
+  cat "$log.one" >>"$log"; rm -f "$log.one"
+  return $code
+}
 if [[ $what == grid ]]; then # one line at several grids (a grid sweep: what this session's device call wrote by hand)
   shift
   prog=$1; shift
   for g in ${GRID:-512x0 256x0 256x264 256x528 256x1056 512x132 512x264}; do
-    echo "--- $prog $* -threads ${g%x*} -blocks ${g#*x}" | tee -a "$log"
-    "$here/bin/$prog" "$@" -threads "${g%x*}" -blocks "${g#*x}" >"$log.one" 2>&1
-    grep -E '^ +[a-z0-9]+ +[0-9]+ +[0-9]+ ' "$log.one" | cut -c1-100
-    grep -m1 -i -E -- '-blocks|-threads|error|usable' "$log.one"
-    cat "$log.one" >>"$log"; rm -f "$log.one"
+    one "$prog" "$@" -threads "${g%x*}" -blocks "${g#*x}"
   done
   exit 0
 fi
@@ -109,10 +117,7 @@ if [[ $what == targets ]]; then # the issues' target rows only: best beside its 
       *) variants=best,cub ;;
     esac
     while read -r args; do
-      echo "--- $prog $args -variant $variants" | tee -a "$log"
-      "$here/bin/$prog" -variant "$variants" $args >>"$log.one" 2>&1 || failed+=("$prog $args")
-      grep -E 'copy \(read|^ +(variant|best|cub|g|ls4) ' "$log.one" | cut -c1-120
-      cat "$log.one" >>"$log"; rm -f "$log.one"
+      one "$prog" -variant "$variants" $args || failed+=("$prog $args")
     done < <("$here/bin/$prog" -benchmarks)
   done
   echo

@@ -338,10 +338,7 @@ func (c Command) validate(o *Options) error {
 	for _, h := range c.HostVariants {
 		names = append(names, h.Name)
 	}
-	if o.Variant == "all" {
-		return nil
-	}
-	for _, want := range strings.Split(o.Variant, ",") {
+	for _, want := range o.listed() {
 		known := false
 		for _, n := range names {
 			known = known || want == n
@@ -411,16 +408,21 @@ func memoryAdvice(n int64, bytes func(int64) float64, free float64) string {
 	return fmt.Sprintf("%s: use -n %d or less", need, lo)
 }
 
-// picks says whether -variant chose the named variant: all, the name, or a comma-separated list
-// that holds it.
-func (o Options) picks(name string) bool {
+// listed is -variant's names (one, or a comma-separated list); nil for all.
+func (o Options) listed() []string {
 	if o.Variant == "all" {
-		return true
+		return nil
 	}
-	for _, v := range strings.Split(o.Variant, ",") {
+	return strings.Split(o.Variant, ",")
+}
+
+// picks says whether -variant chose the named variant: all, the name, or a list that holds it.
+func (o Options) picks(name string) bool {
+	names := o.listed()
+	for _, v := range names {
 		if v == name {
 			return true
 		}
 	}
-	return false
+	return names == nil
 }
