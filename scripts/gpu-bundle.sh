@@ -4,32 +4,44 @@
 # runs every test (also under compute-sanitizer) and the benchmark tables there.
 #   scripts/gpu-bundle.sh            # then, on the GPU host: bash gpu-bundle/run.sh
 # With the device tool: run command "bash gpu-bundle/run.sh", carry ["gpu-bundle"].
+#   scripts/gpu-bundle.sh DIR        # the bundle into DIR instead (an A/B pair in one device call:
+#       from a worktree of the other commit, `scripts/gpu-bundle.sh /path/to/repo/gpu-bundle-a`,
+#       then carry ["gpu-bundle", "gpu-bundle-a"], about 27 MB each, and run both bundles' run.sh)
+#   MINI=1 scripts/gpu-bundle.sh DIR # the commands and the library only (about 14 MB; no tests): the
+#       figures of several commits in one call (run.sh targets, grid, tables, profile). For a commit
+#       whose script is older, copy this one into its worktree first.
 #
-# The library's device code (CUB's sorts among it) is 10 MB: the commands and Go test binaries
-# are built with -tags shared and load one lib/libtecaj.so, so a new command adds its Go code
-# only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
+# The library's device code (CUB's sorts among it) is 10 MB: the commands, the Go test binaries
+# (-tags shared) and the GoogleTest binary load one lib/libtecaj.so, so a new command adds its Go
+# code only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
 set -euo pipefail
+out=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
+[[ $(basename "$out") == gpu-bundle* ]] || { echo "gpu-bundle.sh: the bundle's folder must be named gpu-bundle* (got $out)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 # the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
 # leave the bundle JIT-compiling another architecture's PTX at load time
 # LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_ARGS="--section SourceCounters")
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
   -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
-cmake --build build -j"$(nproc)" --target all tecaj_shared
-rm -rf gpu-bundle
-mkdir -p gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib
-cp build/kernel_tests gpu-bundle/tests/
-cp build/shared/libtecaj.so gpu-bundle/lib/
-go build -tags shared -ldflags='-s -w' -o gpu-bundle/bin ./cmd/...
-# each test binary runs in src/<package>, beside its testdata (tests open files relative to their
-# package, and the packages are siblings under internal/)
-for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do
-  name=$(basename "$dir")
-  go test -tags shared -c -ldflags='-s -w' -o "gpu-bundle/tests/go-$name.test" "./${dir#$PWD/}"
-  mkdir -p "gpu-bundle/src/$name"
-  [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "gpu-bundle/src/$name/"
-done
-tar -C gpu-bundle -czf gpu-bundle/bundle.tar.gz bin tests lib src
-rm -rf gpu-bundle/bin gpu-bundle/tests gpu-bundle/lib gpu-bundle/src
-cp scripts/gpu-run.sh gpu-bundle/run.sh
-du -sh gpu-bundle
+mini=${MINI:-0}
+if [[ $mini == 1 ]]; then cmake --build build -j"$(nproc)" --target tecaj_shared
+else cmake --build build -j"$(nproc)" --target all tecaj_shared kernel_tests_shared; fi
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/tests" "$out/lib" "$out/src"
+cp build/shared/libtecaj.so "$out/lib/"
+go build -tags shared -ldflags='-s -w' -o "$out/bin" ./cmd/...
+if [[ $mini != 1 ]]; then
+  cp build/kernel_tests_shared "$out/tests/kernel_tests"  # (the GoogleTest binary that loads lib/libtecaj.so)
+  # each test binary runs in src/<package>, beside its testdata (tests open files relative to their
+  # package, and the packages are siblings under internal/)
+  for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do
+    name=$(basename "$dir")
+    go test -tags shared -c -ldflags='-s -w' -o "$out/tests/go-$name.test" "./${dir#$PWD/}"
+    mkdir -p "$out/src/$name"
+    [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "$out/src/$name/"
+  done
+fi
+tar -C "$out" -czf "$out/bundle.tar.gz" bin tests lib src
+rm -rf "$out/bin" "$out/tests" "$out/lib" "$out/src"
+cp scripts/gpu-run.sh "$out/run.sh"
+du -sh "$out"
