@@ -12,6 +12,9 @@
 #       target rows, about a third of the tables' time)
 #   GRID="512x0 256x528" bash gpu-bundle/run.sh grid razdalja -n 1000000 -variant best
 #       (one line at several THREADSxBLOCKS, blocks 0 the variant's own; each line's kernel rows)
+#   bash gpu-bundle/run.sh ab LINES gpu-bundle-b ...  (each line of the file LINES, "PROGRAM ARGS", run by
+#       this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel rows in one
+#       call, e.g. a MINI=1 bundle of a branch beside main's)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
 #       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_ARGS="--section SourceCounters"
 #       adds the source lines where the warps stall most)
@@ -55,6 +58,29 @@ if [[ $what == grid ]]; then # one line at several grids (a grid sweep: what thi
   for g in ${GRID:-512x0 256x0 256x264 256x528 256x1056 512x132 512x264}; do
     one "$prog" "$@" -threads "${g%x*}" -blocks "${g#*x}"
   done
+  exit 0
+fi
+if [[ $what == ab ]]; then # lines of a file, this bundle's run beside other bundles' (another commit's), interleaved
+  shift
+  lines=$1; shift
+  names=("$(basename "$(dirname "$0")")"); dirs=("$here")
+  for b in "$@"; do # each other bundle unpacked beside this one
+    d=$(mktemp -d); tar -C "$d" -xzf "$b/bundle.tar.gz" || exit 2
+    names+=("$(basename "$b")"); dirs+=("$d")
+  done
+  while read -r line; do
+    [[ -z $line || $line == \#* ]] && continue
+    for ((round = 0; round < ${AB_ROUNDS:-2}; round++)); do
+      for i in "${!dirs[@]}"; do
+        echo "--- ${names[$i]}: $line" | tee -a "$log"
+        # (a 2^28 input's set-up on a fresh machine takes over a minute)
+        LD_LIBRARY_PATH=${dirs[$i]}/lib timeout "${AB_TIMEOUT:-300}" ${dirs[$i]}/bin/$line >"$log.one" 2>&1 ||
+          { echo "    exit $? (see the log)"; grep -m1 -i -E 'error|fail|usable|gpu' "$log.one"; }
+        grep -E '^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) ' "$log.one" | cut -c1-120
+        cat "$log.one" >>"$log"; rm -f "$log.one"
+      done
+    done
+  done <"$lines"
   exit 0
 fi
 failed=()
