@@ -16,8 +16,8 @@
 #       this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel rows in one
 #       call, e.g. a MINI=1 bundle of a branch beside main's)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
-#       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_ARGS="--section SourceCounters"
-#       adds the source lines where the warps stall most)
+#       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_SOURCE=1 and NCU_ARGS="-k
+#       regex:NAME -c 1" add the SASS lines where the warps stall most, profile-source.txt)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
@@ -34,11 +34,41 @@ export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the comm
 if [[ $what == profile ]]; then # ncu over one verified run of the named program's variant
   shift
   prog=$1; shift
-  # NCU_ARGS: more ncu options, e.g. NCU_ARGS="--kernel-name regex:conv_best -c 2"
-  ncu ${NCU_ARGS:-} --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
-      --section WarpStateStats --section ComputeWorkloadAnalysis --section SchedulerStats \
-      "$here/bin/$prog" -reps 1 "$@" 2>&1 | tee "${OUT:-/tmp}/profile.log" | grep -vE '^==PROF==' | tail -150
-  exit "${PIPESTATUS[0]}"
+  # NCU_ARGS: more ncu options, e.g. NCU_ARGS="--kernel-name regex:conv_best -c 2". The clocks stay
+  # as the card has them (--clock-control none: the device notes ask that its settings be left
+  # alone; ncu's default locks them to base, 1.58 GHz on the H100, during the profile).
+  # NCU_SOURCE=1 (with a LINEINFO=1 bundle and NCU_ARGS naming one kernel, -c 1): the SASS lines
+  # where the warps stalled most, from the report's source page, into profile-source.txt as well.
+  rep=${OUT:-/tmp}/profile
+  ncu --clock-control none ${NCU_ARGS:-} --section SpeedOfLight --section LaunchStats --section Occupancy \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis \
+      --section SchedulerStats ${NCU_SOURCE:+--section SourceCounters --import-source yes -f -o "$rep"} \
+      "$here/bin/$prog" -reps 1 "$@" >"$rep.log" 2>&1
+  code=$?
+  [[ -n ${NCU_SOURCE:-} && -f $rep.ncu-rep ]] && ncu -i "$rep.ncu-rep" >>"$rep.log" 2>&1
+  grep -vE '^==PROF==' "$rep.log" | tail -150
+  if [[ -n ${NCU_SOURCE:-} && -f $rep.ncu-rep ]]; then
+    ncu -i "$rep.ncu-rep" --page source --csv --print-source sass >"$rep-source.csv" 2>&1
+    python3 - "$rep-source.csv" <<'PY' | tee "$rep-source.txt"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], errors="replace")))
+head = next((i for i, r in enumerate(rows) if any("Warp Stall Sampling (All" in c for c in r)), None)
+if head is None:
+    print("no source page in the report (ncu's --page source): " + " ".join(" ".join(r) for r in rows[:3])[:300]); sys.exit()
+cols = rows[head]
+stall = next(i for i, c in enumerate(cols) if "Warp Stall Sampling (All" in c)
+text = next((i for i, c in enumerate(cols) if c.strip() in ("Source", "SASS")), 1)
+def num(v):
+    try: return float(v.replace(",", ""))
+    except ValueError: return 0.0
+body = [r for r in rows[head + 1:] if len(r) > max(stall, text)]
+total = sum(num(r[stall]) for r in body) or 1.0
+print(f"warp stall samples: {total:.0f}; the lines with the most (share, samples, SASS):")
+for r in sorted(body, key=lambda r: -num(r[stall]))[:40]:
+    print(f"{100 * num(r[stall]) / total:5.1f}% {num(r[stall]):8.0f}  {r[0][:8]:8} {r[text].strip()[:90]}")
+PY
+  fi
+  exit "$code"
 fi
 # one PROGRAM ARGS...: one run of a command, its copy line, kernel rows and any refusal shown, its
 # whole output kept in the log; its exit status
