@@ -71,14 +71,16 @@ PY
   exit "$code"
 fi
 # one PROGRAM ARGS...: one run of a command, its copy line, kernel rows and any refusal shown, its
-# whole output kept in the log; its exit status
+# whole output kept in the log; its exit status. bin: the commands' folder (another bundle's, in
+# ab), label: a name before the line, ONE_TIMEOUT: seconds a run may take (0: no limit).
+bin=$here/bin
 one() {
   local prog=$1; shift
-  echo "--- $prog $*" | tee -a "$log"
-  "$here/bin/$prog" "$@" >"$log.one" 2>&1
+  echo "--- ${label:+$label: }$prog $*" | tee -a "$log"
+  timeout "${ONE_TIMEOUT:-0}" "$bin/$prog" "$@" >"$log.one" 2>&1
   local code=$?
   grep -E 'copy \(read|^ +variant |^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) ' "$log.one" | cut -c1-120
-  ((code)) && grep -m1 -i -E -- '-blocks|-threads|error|usable|fail' "$log.one"
+  ((code)) && { echo "    exit $code (see the log)"; grep -m1 -i -E -- '-blocks|-threads|error|usable|fail' "$log.one"; }
   cat "$log.one" >>"$log"; rm -f "$log.one"
   return $code
 }
@@ -98,16 +100,12 @@ if [[ $what == ab ]]; then # lines of a file, this bundle's run beside other bun
     d=$(mktemp -d); tar -C "$d" -xzf "$b/bundle.tar.gz" || exit 2
     names+=("$(basename "$b")"); dirs+=("$d")
   done
+  export ONE_TIMEOUT=${AB_TIMEOUT:-300} # (a 2^28 input's set-up on a fresh machine takes over a minute)
   while read -r line; do
     [[ -z $line || $line == \#* ]] && continue
     for ((round = 0; round < ${AB_ROUNDS:-2}; round++)); do
       for i in "${!dirs[@]}"; do
-        echo "--- ${names[$i]}: $line" | tee -a "$log"
-        # (a 2^28 input's set-up on a fresh machine takes over a minute)
-        LD_LIBRARY_PATH=${dirs[$i]}/lib timeout "${AB_TIMEOUT:-300}" ${dirs[$i]}/bin/$line >"$log.one" 2>&1 ||
-          { echo "    exit $? (see the log)"; grep -m1 -i -E 'error|fail|usable|gpu' "$log.one"; }
-        grep -E '^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) ' "$log.one" | cut -c1-120
-        cat "$log.one" >>"$log"; rm -f "$log.one"
+        label=${names[$i]} bin=${dirs[$i]}/bin LD_LIBRARY_PATH=${dirs[$i]}/lib one $line
       done
     done
   done <"$lines"
