@@ -20,7 +20,7 @@ out=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
 cd "$(dirname "$0")/.."
 # the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
 # leave the bundle JIT-compiling another architecture's PTX at load time
-# LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_ARGS="--section SourceCounters")
+# LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_SOURCE=1)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
   -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
 mini=${MINI:-0}
