@@ -216,10 +216,12 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
 // best folds its look-back from left to right: the same bits every run, whichever predecessor a
 // tile's look-back stopped at (plain and segmented); the tiles just past a tile boundary (4096
 // elements, and 8192), views that are not 16-byte aligned (the scalar path), and 2^28 + 1.
+// 2^23 - 5: the most tiles of 8192 (1024, about three resident waves), whose look-backs can
+// walk far enough to fill their stack of aggregates and wait (the 2^20 sizes make 129 tiles).
 TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     REQUIRE_GPU();
     const int best = find("best");
-    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5, (1 << 23) + 16385})) {
+    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5, (1 << 23) - 5, (1 << 23) + 16385})) {
         const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
         for (int shift : {0, 1, 2}) {
             check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0, shift}, in, {});
@@ -229,7 +231,7 @@ TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     }
     for (int64_t n : up_to_max_n({(int64_t(1) << 28) + 1}))
         check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0}, random_values(n, TC_SCAN_FLOAT32, 28), {});
-    for (int64_t n : up_to_max_n({int64_t(1) << 26}))
+    for (int64_t n : up_to_max_n({(int64_t(1) << 23) - 5, int64_t(1) << 26}))
         for (bool seg : {false, true}) {
             const tc_device d = device();
             tc_prefiks_plan p;
