@@ -26,7 +26,7 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
   here=$unpacked
 fi
 what=${1:-all}
-log=${OUT:-/tmp}/gpu-run.log
+log=${OUT:-/tmp}/gpu-run-$what.log # (one a mode: a call that runs quick, then sanitizers keeps both logs)
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
@@ -130,7 +130,14 @@ if [[ $what == all || $what == tests || $what == quick ]]; then
     popd >/dev/null
   done
 fi
-if [[ $what == quick ]]; then # what failed, in short
+summary() { # the counts of every test binary's run in the log, and the sanitizers' verdicts
+  echo "--- tests"
+  grep -hE '^\[  PASSED  \]|^\[  SKIPPED \] [0-9]+ tests?,|^\[  FAILED  \] [0-9]+ tests?,' "$log" | sort | uniq -c
+  echo "go: $(grep -c -- '^--- PASS' "$log") passed, $(grep -c -- '^--- SKIP' "$log") skipped, $(grep -c -- '^--- FAIL' "$log") failed"
+  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
+}
+if [[ $what == quick ]]; then # the counts, and what failed, in short
+  summary
   grep -E '^\[  FAILED  \]|^--- FAIL' "$log" | sort -u | head -60
   grep -m 60 -B2 -A8 -E ': Failure$' "$log"
 fi
@@ -148,10 +155,7 @@ if [[ $what == all || $what == tests || $what == sanitizers ]]; then
   TECAJ_MAX_N=5000 step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" \
     --gtest_filter="$race"
   unset TECAJ_MAX_N
-  echo "--- tests"
-  grep -hE '^\[  PASSED  \]|^\[  SKIPPED \] [0-9]+ tests?,|^\[  FAILED  \] [0-9]+ tests?,' "$log" | sort | uniq -c
-  echo "go: $(grep -c -- '^--- PASS' "$log") passed, $(grep -c -- '^--- SKIP' "$log") skipped, $(grep -c -- '^--- FAIL' "$log") failed"
-  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log"
+  summary
 fi
 
 if [[ $what != all && $what != tests && $what != tables && $what != quick && $what != sanitizers && $what != targets ]]; then # one program: its tests and tables
