@@ -425,14 +425,15 @@ __global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_
         for (int k = 0; k < 4; ++k) x[4 * r + k] = v[k];
         if constexpr (SEG) heads[r / 8] |= head_bits(f) << (4 * (r % 8));
     }
-    // A tile ahead goes into L2 now, by bulk prefetches (no registers, no shared memory): its
-    // reads then overlap this tile's scan, look-back and stores, which keep DRAM idle in the
-    // copy's terms. Tiles of 16384 (two blocks an SM): half a resident wave ahead, half a block's
-    // lifetime (about 6 us at 2^28) of lead over the reads it replaces, with half the prefetched
-    // bytes waiting in L2 (8.6 MB instead of 17) for the stores to push out. Segmented tiles
-    // (kSegBlocksPerSM): a wave ahead. The large sizes.
+    // The tile half a resident wave ahead goes into L2 now, by bulk prefetches (no registers, no
+    // shared memory): its reads then overlap this tile's scan, look-back and stores, which keep
+    // DRAM idle in the copy's terms. Half a wave is half a block's lifetime (about 6 us at 2^28)
+    // of lead over the reads it replaces, with half a wave's bytes waiting in L2 for the stores
+    // to push out. Measured at 2^28 on the H100 in half-SM steps: plain 806 us a whole wave ahead,
+    // 744 half a wave, 752 a quarter or three quarters; segmented 996 a wave, 944 half, 976 a third.
+    // Tiles of 16384 (two blocks an SM) and segmented tiles (kSegBlocksPerSM): the large sizes.
     if constexpr (ROWS == 16 || SEG) {
-        const int64_t ahead = tile + (SEG ? kSegBlocksPerSM : 1) * int64_t(sm_count());
+        const int64_t ahead = tile + (SEG ? kSegBlocksPerSM : 2) * int64_t(sm_count()) / 2;
         if (warp == 0 && lane < 4 && whole && (ahead + 1) * kBestTile <= n) {
             constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
             prefetch_l2(reinterpret_cast<const unsigned char *>(in + ahead * kBestTile) + lane * kQuarter, kQuarter);
