@@ -550,23 +550,26 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 
 // The 3 x 3 box streamed: the patch kernel loads its whole patch, waits at a barrier, then sums,
 // and the blocks of a wave do so in step (ncu: issue 56%, DRAM 58%; 8192 x 8192 60.5 us against a
-// copy's 48.3). Here each thread walks its 8 columns down the tile's 16 rows without shared
-// memory: a row's 8-byte load is issued kBoxAhead rows before it is summed, the byte either side
-// comes from the neighbouring lanes by shuffles (a warp's first and last lanes load a word), and
-// the sums, the rounding and the packing are conv_u8_box's, so the bits are the same. Rows whose
-// width is a multiple of 8 on 8-byte aligned views (the patch kernel takes the others). Measured
-// in the scratch experiment's harness, 8192 x 8192: 53.9 us against the patch kernel's 66.0 there;
-// in the table, with the mask's copy and factor_mask's launch before it, 61.0-61.5 -> 59.9. That
-// was inside the patch kernel (the device decided "box"), under its shared memory and launch
-// bounds; the experiment's kernels of their own took 51.6-52.1. Since the host decides from the
-// plan's mask, it is a kernel of its own.
-constexpr int kBoxAhead = 8;
-// EDGE: a tile whose rows y0 - 1 .. y0 + 16 reach past the image (the border decides those rows);
-// the others (all but the first and last tile rows of an image) walk their rows by adding the
-// width to a pointer, with no clamp, border test or 64-bit multiply a row.
+// copy's 48.3). Here each thread takes its 8 columns down a short tile without shared memory:
+// every row's 8-byte load is issued before the first sum, the byte either side comes from the
+// neighbouring lanes by shuffles (a warp's first and last lanes load a word), and the sums, the
+// rounding and the packing are conv_u8_box's, so the bits are the same. Rows whose width is a
+// multiple of 8 on 8-byte aligned views (the patch kernel takes the others).
+// The tile is kBoxRows = 4 output rows (6 input rows), a grid of its own (the run's, not the
+// plan's 16-row tiles). Measured at 8192 x 8192 on the H100 (one process a shape, two rounds):
+// 16 rows with 8 loads ahead 51.9-52.2 us, 12 rows 51.1-51.4, 8 rows 50.1-50.4, 6 rows 49.7,
+// 4 rows 48.7-49.1 (8 or 10 blocks an SM alike); more loads ahead on 16 rows 50.2-51.4 (fewer
+// blocks an SM), 32-128 rows 59-107. ncu on 16 rows: most stalls at the first shuffle of a
+// loaded row, 43% achieved occupancy: a block that streams its rows issues the last of them with
+// nothing behind, and short tiles put all of a block's loads in flight at once, the halo rows'
+// second reads coming from L2.
+constexpr int kBoxRows = 4;
+// EDGE: a tile whose rows y0 - 1 .. y0 + kBoxRows reach past the image (the border decides those
+// rows); the others (all but the first and last tile rows of an image) step a pointer down their
+// rows, with no clamp, border test or 64-bit multiply a row.
 template <bool EDGE>
 __device__ __forceinline__ void box_stream_tile(const uint8_t *in, uint8_t *out, const Shape &s, float w, int x, int y0) {
-    constexpr int N = kU8Rows + 2;  // input rows y0 - 1 .. y0 + 16
+    constexpr int N = kBoxRows + 2;  // input rows y0 - 1 .. y0 + kBoxRows
     const int lane = threadIdx.x & 31;
     const bool zero = s.border == TC_BORDER_ZERO;
     // outside the row: the border's byte (0, or the thread's own edge column), and so for the last
@@ -575,24 +578,22 @@ __device__ __forceinline__ void box_stream_tile(const uint8_t *in, uint8_t *out,
                right_shuffles = lane < 31 && right_in;
     const int xv = min(x, s.w - kU8PerThread), hx = lane == 0 ? x - 4 : x + kU8PerThread;
     const uint8_t *const first = in + (EDGE ? 0 : int64_t(y0 - 1) * s.w);  // interior: row y0 - 1
-    uint2 buf[kBoxAhead];
-    uint32_t edge[kBoxAhead];
-    const auto load = [&](int i, int slot) {
-        const int y = y0 - 1 + i;
-        const bool in_rows = !EDGE || (i < N && (!zero || (y >= 0 && y < s.h)));
-        const uint8_t *row = EDGE ? in + int64_t(min(max(y, 0), s.h - 1)) * s.w : first + int64_t(i) * s.w;
-        buf[slot] = in_rows ? __ldg(reinterpret_cast<const uint2 *>(row + xv)) : make_uint2(0u, 0u);
-        edge[slot] = in_rows && (left_loads || right_loads) ? __ldg(reinterpret_cast<const uint32_t *>(row + hx)) : 0u;
-    };
+    uint2 buf[N];
+    uint32_t edge[N];
 #pragma unroll
-    for (int i = 0; i < kBoxAhead; ++i) load(i, i);
+    for (int i = 0; i < N; ++i) {
+        const int y = y0 - 1 + i;
+        const bool in_rows = !EDGE || !zero || (y >= 0 && y < s.h);
+        const uint8_t *row = EDGE ? in + int64_t(min(max(y, 0), s.h - 1)) * s.w : first + int64_t(i) * s.w;
+        buf[i] = in_rows ? __ldg(reinterpret_cast<const uint2 *>(row + xv)) : make_uint2(0u, 0u);
+        edge[i] = in_rows && (left_loads || right_loads) ? __ldg(reinterpret_cast<const uint32_t *>(row + hx)) : 0u;
+    }
     uint32_t h[3][4];  // row i's pair sums in slot i % 3: outputs (0, 2), (1, 3), (4, 6), (5, 7)
     uint8_t *o = out + int64_t(y0) * s.w + x;  // output row y0, then one row a step
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        const uint2 v = buf[i % kBoxAhead];
-        const uint32_t e = edge[i % kBoxAhead];
-        if (i + kBoxAhead < N) load(i + kBoxAhead, i % kBoxAhead);
+        const uint2 v = buf[i];
+        const uint32_t e = edge[i];
         const uint32_t up = __shfl_up_sync(~0u, v.y, 1), down = __shfl_down_sync(~0u, v.x, 1);
         // word 0 holds x[-4 .. -1] (only x[-1], byte 3, is summed), word 3 x[8 .. 11] (only x[8])
         const uint32_t word[4] = {lane > 0 ? up : left_loads ? e : zero ? 0u : (v.x & 0xffu) << 24, v.x, v.y,
@@ -608,8 +609,8 @@ __device__ __forceinline__ void box_stream_tile(const uint8_t *in, uint8_t *out,
 }
 
 __global__ void __launch_bounds__(kU8Threads, 8) conv_box_stream(const uint8_t *in, uint8_t *out, Shape s, float w) {
-    const int x = blockIdx.x * kU8Cols + kU8PerThread * int(threadIdx.x), y0 = blockIdx.y * kU8Rows;
-    if (y0 >= 1 && y0 + kU8Rows <= s.h - 1) box_stream_tile<false>(in, out, s, w, x, y0);  // rows y0 - 1 .. y0 + 16 in the image
+    const int x = blockIdx.x * kU8Cols + kU8PerThread * int(threadIdx.x), y0 = blockIdx.y * kBoxRows;
+    if (y0 >= 1 && y0 + kBoxRows <= s.h - 1) box_stream_tile<false>(in, out, s, w, x, y0);  // rows y0 - 1 .. y0 + kBoxRows in the image
     else box_stream_tile<true>(in, out, s, w, x, y0);
 }
 
@@ -786,10 +787,12 @@ extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const u
     const Factors f = factor_mask(p->mask, p->mask_w, p->mask_h);
     const bool mag = p->magnitude != 0;
     const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps, f); };
-    // a 3 x 3 box on rows of a multiple of 8 bytes and 8-byte aligned views: streamed, the patch's tiles
-    if (p->mask_w == 3 && !mag && f.uniform && p->width % 8 == 0 &&
+    // a 3 x 3 box on rows of a multiple of 8 bytes and 8-byte aligned views: streamed, on tiles of
+    // kBoxRows rows (images of up to 65535 such tiles; taller ones take the patch kernel's 16 rows)
+    const int64_t box_tiles = tc::ceil_div(int64_t(p->height), int64_t(kBoxRows));
+    if (p->mask_w == 3 && !mag && f.uniform && p->width % 8 == 0 && box_tiles <= 65535 &&
         ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
-        conv_box_stream<<<grid, block, 0, s>>>(in, out, shape, f.w);
+        conv_box_stream<<<dim3(grid.x, unsigned(box_tiles)), block, 0, s>>>(in, out, shape, f.w);
         TC_LAUNCHED();
         return TC_OK;
     }

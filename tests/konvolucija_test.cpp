@@ -400,10 +400,12 @@ TEST(Konvolucija, BestUint8Images) {
                         }  // (a box of 1/k^2: the integer path; of 0.25: outputs past 255, the float path's clamp)
                         check(s, k, b, magnitude, shift, m);
                     }
-    // the streamed 3 x 3 box (widths of a multiple of 8, aligned): tiles of 16 rows whose rows and
+    // the streamed 3 x 3 box (widths of a multiple of 8, aligned): tiles of 4 rows whose rows and
     // the one above and below lie in the image, and tiles at its top and bottom edges (heights
-    // around 16 + 16 + 1), both borders
-    for (Size s : {Size{8, 1}, Size{8, 17}, Size{8, 18}, Size{16, 32}, Size{16, 33}, Size{24, 34}, Size{1024, 768}, Size{2064, 70}})
+    // 1-6 and around 4 + 4 + 1), both borders; an image of more than 65535 such tiles (262141
+    // rows) takes the patch kernel
+    for (Size s : {Size{8, 1}, Size{8, 2}, Size{8, 3}, Size{8, 5}, Size{8, 6}, Size{16, 8}, Size{16, 9}, Size{24, 10},
+                   Size{1024, 768}, Size{2064, 70}, Size{8, 262141}})
         for (tc_border b : {TC_BORDER_ZERO, TC_BORDER_REPLICATE}) {
             Mask box{3, 3, std::vector<float>(9, 1.0f / 9.0f)};
             check(s, 3, b, false, 0, box);
