@@ -370,7 +370,8 @@ __global__ void __launch_bounds__(kBest1DThreads) conv_best1d(const float *in, f
 
 // ---- best's 8-bit path: uint8 pixels in and out ---------------------------------------------
 //
-// A block of 128 threads owns a tile of 1024 columns x 16 rows; each thread 8 adjacent columns.
+// A block of 128 threads owns a tile of 1024 columns x 16 rows (the streamed box, below: 4 rows);
+// each thread 8 adjacent columns.
 // The patch (the tile, 16 bytes of halo each side and mh - 1 halo rows) is loaded in 16-byte
 // vectors where the row allows, all of a thread's loads issued before the first is stored (each
 // thread keeps about 10 in flight), and kept as bytes in shared memory. A thread reads each patch
@@ -749,7 +750,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     // 1-D: a row of threads; 2-D: 32 wide (a warp reads a row's 128 bytes), threads / 32 high
     out->block_x = one_d ? p.threads : 32;
     out->block_y = one_d ? 1 : p.threads / 32;
-    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 1024 x 16 by 128 threads)
+    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 1024 x 16 by 128 threads, and the streamed 3 x 3 box 1024 x kBoxRows, its run's own grid)
         const int threads = one_d ? kBest1DThreads : u8 ? kU8Threads : kBestThreads2D;
         if (r->base.threads != 0 && r->base.threads != threads) return TC_OUTSIDE_DOMAIN;
         p.threads = out->block_x = threads;
