@@ -565,6 +565,7 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 // nothing behind, and short tiles put all of a block's loads in flight at once, the halo rows'
 // second reads coming from L2.
 constexpr int kBoxRows = 4;
+constexpr int64_t kMaxGridY = 65535;  // CUDA's limit on gridDim.y (the plan's tile rows and the box's)
 // EDGE: a tile whose rows y0 - 1 .. y0 + kBoxRows reach past the image (the border decides those
 // rows); the others (all but the first and last tile rows of an image) step a pointer down their
 // rows, with no clamp, border test or 64-bit multiply a row.
@@ -761,7 +762,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
               tile_y = p.variant == VBEST ? (one_d ? 1 : u8 ? kU8Rows : stream ? stream_rows(r->magnitude) : best_rows(compiled(*out), r->magnitude))
                                           : out->block_y;
     const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
-    if (gx > dev->max_grid_x || gy > 65535) return TC_OUTSIDE_DOMAIN;
+    if (gx > dev->max_grid_x || gy > kMaxGridY) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(gx);
     out->grid_y = int(gy);
     p.out_count = p.items = p.n;
@@ -789,9 +790,9 @@ extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const u
     const bool mag = p->magnitude != 0;
     const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps, f); };
     // a 3 x 3 box on rows of a multiple of 8 bytes and 8-byte aligned views: streamed, on tiles of
-    // kBoxRows rows (images of up to 65535 such tiles; taller ones take the patch kernel's 16 rows)
+    // kBoxRows rows (images of up to kMaxGridY such tiles; taller ones take the patch kernel's 16 rows)
     const int64_t box_tiles = tc::ceil_div(int64_t(p->height), int64_t(kBoxRows));
-    if (p->mask_w == 3 && !mag && f.uniform && p->width % 8 == 0 && box_tiles <= 65535 &&
+    if (p->mask_w == 3 && !mag && f.uniform && p->width % 8 == 0 && box_tiles <= kMaxGridY &&
         ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
         conv_box_stream<<<dim3(grid.x, unsigned(box_tiles)), block, 0, s>>>(in, out, shape, f.w);
         TC_LAUNCHED();
