@@ -12,9 +12,10 @@
 #       target rows, about a third of the tables' time)
 #   GRID="512x0 256x528" bash gpu-bundle/run.sh grid razdalja -n 1000000 -variant best
 #       (one line at several THREADSxBLOCKS, blocks 0 the variant's own; each line's kernel rows)
-#   bash gpu-bundle/run.sh ab LINES gpu-bundle-b ...  (each line of the file LINES, "PROGRAM ARGS", run by
-#       this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel rows in one
-#       call, e.g. a MINI=1 bundle of a branch beside main's)
+#   bash gpu-bundle/run.sh ab LINES gpu-bundle-b ...  (each line of the file LINES, "[VAR=VALUE...] PROGRAM
+#       ARGS", run by this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel
+#       rows in one call, e.g. a MINI=1 bundle of a branch beside main's; an experiment's switches in
+#       the environment, one line a setting)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
 #       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_SOURCE=1 and NCU_ARGS="-k
 #       regex:NAME -c 1" add the SASS lines where the warps stall most, profile-source.txt)
@@ -70,14 +71,17 @@ PY
   fi
   exit "$code"
 fi
-# one PROGRAM ARGS...: one run of a command, its copy line, kernel rows and any refusal shown, its
-# whole output kept in the log; its exit status. bin: the commands' folder (another bundle's, in
-# ab), label: a name before the line, ONE_TIMEOUT: seconds a run may take (0: no limit).
+# one [VAR=VALUE...] PROGRAM ARGS...: one run of a command (in that environment: an experiment's
+# switch, as a line of an ab file), its copy line, kernel rows and any refusal shown, its whole
+# output kept in the log; its exit status. bin: the commands' folder (another bundle's, in ab),
+# label: a name before the line, ONE_TIMEOUT: seconds a run may take (0: no limit).
 bin=$here/bin
 one() {
+  local vars=()
+  while [[ $1 == [A-Z_]*=* ]]; do vars+=("$1"); shift; done
   local prog=$1; shift
-  echo "--- ${label:+$label: }$prog $*" | tee -a "$log"
-  timeout "${ONE_TIMEOUT:-0}" "$bin/$prog" "$@" >"$log.one" 2>&1
+  echo "--- ${label:+$label: }${vars[*]:+${vars[*]} }$prog $*" | tee -a "$log"
+  env "${vars[@]}" timeout "${ONE_TIMEOUT:-0}" "$bin/$prog" "$@" >"$log.one" 2>&1
   local code=$?
   grep -E 'copy \(read|^ +variant |^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) ' "$log.one" | cut -c1-120
   ((code)) && { echo "    exit $code (see the log)"; grep -m1 -i -E -- '-blocks|-threads|error|usable|fail' "$log.one"; }
