@@ -213,14 +213,17 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // elements of each row, loaded as one 16-byte vector (the warp's load is one coalesced 512-byte
 // line), with their head flags as one 4-byte word. The lane folds its 4, the warp scans the lanes' folds (five
 // shuffles) row by row with a running carry, the block combines its 8 warp totals in order, and
-// the tile publishes its aggregate. Warp 0 then looks back over 32 predecessors' status words at
-// once until one holds an inclusive prefix, and folds that prefix and the aggregates after it
-// from left to right: every tile's prefix is the left fold of all aggregates before it,
-// whichever predecessor the look-back stopped at, so float results are the same bits every run
-// (CUB's look-back folds its window as a tree: not guaranteed).
+// the tile publishes its aggregate. Warp 0 then finds the tile's prefix by groups of 32 tiles
+// (group_prefix): the group's aggregates before it by a warp scan, and the groups before by
+// looking back over 32 group words at once until one holds an inclusive prefix, folding that
+// prefix and the group totals after it from left to right. Each tile's prefix is then one fixed
+// expression whichever word the look-back stopped at, so float results are the same bits every
+// run (CUB's look-back folds its window as a tree: not guaranteed). Until the eighth session the
+// look-back went over the tiles themselves: the last of 123 tiles at 10^6 folded about 120
+// aggregates one add after another.
 // Segmented scans run the same pass on (value, head flag) pairs with the lecture's operator; a
-// tile with a head publishes its inclusive prefix at once (it does not depend on the tiles
-// before it), so short segments cut every look-back short.
+// tile with a head publishes its aggregate as inclusive (what follows it does not depend on the
+// tiles before it), and so does a group with a head, so short segments cut every look-back short.
 // A status word holds the tile's value, its status and the run's epoch in one 64-bit word, so a
 // reader needs nothing else ordered before it: the words are stored and loaded relaxed, as CUB's
 // single-word tile states are (a release store was a MEMBAR.ALL.GPU on warp 0's path twice a
@@ -325,7 +328,7 @@ struct Prefixes<Seg<T>, ROWS> {
     __device__ __forceinline__ Seg<T> get(int r) const { return {v[r], (f >> r) & 1u}; }
 };
 
-// Warp 0 of a tile: the left fold of every aggregate before `tile` (see above).
+// Warp 0: the left fold of every aggregate before `tile` in `statuses` (group_prefix: the group words).
 template <typename T, typename Op>
 __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack) {
     const int lane = threadIdx.x & 31;
@@ -368,6 +371,53 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
     }
 }
 
+// Warp 0 of a tile > 0: the combination of every tile before it, by groups of 32 tiles (tile
+// 32 g + i is lane i of group g). Within the group, the exclusive Kogge-Stone pair scan of the
+// group's aggregates at lane i: its expression takes only lanes below i, so every run gives the
+// same bits whatever is published after them, in 5 shuffles where a left fold takes up to 31
+// adds. Before the group, look_back over the group words: the left fold of the group totals
+// (each the scan's lane 31). The group's last tile publishes its group's total (kInclusive where a
+// head lies in it), then, once it knows the groups before, the group's inclusive prefix. own:
+// this tile's aggregate and pair flag (tile 0 and a tile with a head: 1).
+template <typename T, typename Op>
+__device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t tile, T own, bool own_flag, uint32_t epoch,
+                          uint32_t *stack) {
+    const int lane = threadIdx.x & 31, i = int(tile % 32);
+    const int64_t g = tile / 32;
+    const Op op{};
+    Seg<T> x = {tc::identity<T, Op>(), 0u};  // lanes past i: never taken into lane i's scan
+    bool gave_up = false;
+    if (lane < i) {  // the group's tiles before this one: their aggregates and flags
+        const cuda::atomic_ref<const uint64_t, cuda::thread_scope_device> word(statuses[32 * g + lane]);
+        uint64_t w = word.load(cuda::memory_order_relaxed);
+        for (uint32_t spins = 0; (uint32_t(w >> 32) & 3u) == kInvalid || uint32_t(w >> 34) != (epoch & kEpochMask);) {
+            if (++spins > (1u << 24)) {
+                gave_up = true;
+                break;
+            }
+            __nanosleep(64);
+            w = word.load(cuda::memory_order_relaxed);
+        }
+        x = {from_bits<T>(uint32_t(w)), (uint32_t(w >> 32) & 3u) == kInclusive ? 1u : 0u};
+    } else if (lane == i) {
+        x = {own, own_flag ? 1u : 0u};
+    }
+    __syncwarp();
+    Seg<T> total;
+    const Seg<T> before = seg_warp_scan_exclusive<T, Op>(x, &total);
+    const T in_group = __shfl_sync(kFull, before.v, i);
+    const bool headed = __shfl_sync(kFull, before.f, i) != 0u;
+    if (__any_sync(kFull, gave_up)) return tc::identity<T, Op>();  // (never expected): the check fails
+    const cuda::atomic_ref<uint64_t, cuda::thread_scope_device> group(groups[g]);
+    if (i == 31 && lane == 0)
+        group.store(status_word(bits_of(total.v), total.f ? kInclusive : kAggregate, epoch), cuda::memory_order_relaxed);
+    if (headed) return in_group;  // a head lies before this tile in its group
+    const T before_group = look_back<T, Op>(groups, g, epoch, stack);
+    if (i == 31 && lane == 0 && !total.f)
+        group.store(status_word(bits_of(op(before_group, total.v)), kInclusive, epoch), cuda::memory_order_relaxed);
+    return op(before_group, in_group);
+}
+
 // The multiprocessors (PTX %nsmid) and a bulk prefetch of bytes (a multiple of 16, 16-byte
 // aligned) into L2 (sm_90: cp.async.bulk.prefetch).
 __device__ __forceinline__ unsigned sm_count() {
@@ -381,7 +431,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
 
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
 __global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
-                                                         BestState *state, uint64_t *statuses, int64_t tiles) {
+                                                         BestState *state, uint64_t *statuses, uint64_t *groups, int64_t tiles) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
     using O = BestOp<Op, SEG>;
@@ -478,9 +528,7 @@ __global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_
         if (lane == 0)
             mine.store(status_word(bits_of(value_of(aggregate)), tile == 0 || headed ? kInclusive : kAggregate, epoch),
                        cuda::memory_order_relaxed);
-        if (tile > 0) prefix = look_back<T, Op>(statuses, tile, epoch, stack);
-        if (lane == 0 && tile > 0 && !headed)
-            mine.store(status_word(bits_of(Op()(prefix, value_of(aggregate))), kInclusive, epoch), cuda::memory_order_relaxed);
+        if (tile > 0) prefix = group_prefix<T, Op>(statuses, groups, tile, value_of(aggregate), headed, epoch, stack);
         if (lane == 0) {
             prefix_shared = prefix;
             done = atomicAdd(&state->epoch_done, 1ull);  // this tile has published (the answer is looked at last)
@@ -636,7 +684,8 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         const int64_t tiles = tc::ceil_div(n, best_tile(rows));
         BestState *state = L.take<BestState>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
-#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, tiles)))
+        uint64_t *groups = L.take<uint64_t>(tc::ceil_div(tiles, 32));
+#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, groups, tiles)))
         if (p.segmented) {
             if (excl) TC_BEST(true, true, 8);
             else TC_BEST(false, true, 8);
