@@ -241,10 +241,13 @@ constexpr int kBestThreads = 256;
 constexpr int64_t kBestLarge = int64_t(1) << 23;
 __host__ __device__ constexpr int best_rows(bool segmented, int64_t n) { return segmented || n < kBestLarge ? 8 : 16; }
 __host__ __device__ constexpr int64_t best_tile(int rows) { return int64_t(kBestThreads) * 4 * rows; }
-// Segmented tiles (8192: pairs) are held to 80 registers, three blocks an SM instead of two
-// (94-111 registers left them two): half again the bytes in flight an SM, and a third block to
-// load while the others scan, look back and store.
-constexpr int kSegBlocksPerSM = 3;
+// The blocks an SM each tile kind is built for (its launch bounds), which also sets how far
+// ahead its prefetch reads (half of it times the SMs). Segmented tiles (8192: pairs) are held to
+// 80 registers, three blocks an SM instead of two (94-111 registers left them two): half again
+// the bytes in flight an SM, and a third block to load while the others scan, look back and
+// store. Plain tiles of 16384: two (at most 128 registers). Plain tiles of 8192 (below 2^23,
+// no prefetch): no bound (an explicit one raised their registers by 7-12).
+__host__ __device__ constexpr int best_blocks_per_sm(bool segmented, int rows) { return segmented ? 3 : rows == 16 ? 2 : 0; }
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
@@ -430,7 +433,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
 }
 
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
-__global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
+__global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
                                                          BestState *state, uint64_t *statuses, uint64_t *groups, int64_t tiles) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
@@ -481,9 +484,9 @@ __global__ void __launch_bounds__(kBestThreads, SEG ? kSegBlocksPerSM : 0) scan_
     // of lead over the reads it replaces, with half a wave's bytes waiting in L2 for the stores
     // to push out. Measured at 2^28 on the H100 in half-SM steps: plain 806 us a whole wave ahead,
     // 744 half a wave, 752 a quarter or three quarters; segmented 996 a wave, 944 half, 976 a third.
-    // Tiles of 16384 (two blocks an SM) and segmented tiles (kSegBlocksPerSM): the large sizes.
+    // Tiles of 16384 and segmented tiles (best_blocks_per_sm): the large sizes.
     if constexpr (ROWS == 16 || SEG) {
-        const int64_t ahead = tile + (SEG ? kSegBlocksPerSM : 2) * int64_t(sm_count()) / 2;
+        const int64_t ahead = tile + best_blocks_per_sm(SEG, ROWS) * int64_t(sm_count()) / 2;
         if (warp == 0 && lane < 4 && whole && (ahead + 1) * kBestTile <= n) {
             constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
             prefetch_l2(reinterpret_cast<const unsigned char *>(in + ahead * kBestTile) + lane * kQuarter, kQuarter);
