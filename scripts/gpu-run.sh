@@ -27,7 +27,9 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
   here=$unpacked
 fi
 what=${1:-all}
-log=${OUT:-/tmp}/gpu-run-$what.log # (one a mode: a call that runs quick, then sanitizers keeps both logs)
+# one log a mode, and for ab one a lines file: a call that runs quick and then the sanitizers, or two
+# ab files, keeps every log (two ab calls in one command once left only the second's)
+log=${OUT:-/tmp}/gpu-run-$what${2:+$([[ $what == ab ]] && echo "-$(basename "$2" .lines)")}.log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
