@@ -213,15 +213,17 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
     check(Case{find("best"), TC_SCAN_SUM, TC_SCAN_INT32, false, 256}, in, random_flags(70001, 9000, 3));
 }
 
-// best folds its look-back from left to right: the same bits every run, whichever predecessor a
-// tile's look-back stopped at (plain and segmented); the tiles just past a tile boundary (4096
-// elements, and 8192), views that are not 16-byte aligned (the scalar path), and 2^28 + 1.
+// best's prefix of a tile is one fixed expression (a warp scan within its group of 32 tiles, a
+// left fold of the group totals before): the same bits every run, whichever group word a tile's
+// look-back stopped at (plain and segmented); the tiles just past a tile boundary (4096 elements,
+// and 8192), one whole group of 32 tiles and a group of one tile after it (32 x 8192, + 1),
+// views that are not 16-byte aligned (the scalar path), and 2^28 + 1.
 // 2^23 - 5: the most tiles of 8192 (1024, about three resident waves), whose look-backs can
 // walk far enough to fill their stack of aggregates and wait (the 2^20 sizes make 129 tiles).
 TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     REQUIRE_GPU();
     const int best = find("best");
-    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5, (1 << 23) - 5, (1 << 23) + 16385})) {
+    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5, 32 * 8192, 32 * 8192 + 1, (1 << 23) - 5, (1 << 23) + 16385})) {
         const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
         for (int shift : {0, 1, 2}) {
             check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0, shift}, in, {});
