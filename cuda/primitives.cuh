@@ -53,13 +53,15 @@ struct Min {
         if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
         else return cuda::std::numeric_limits<T>::max();
     }
+    // Selects, no branches: a chain of ifs compiled to branches that diverge in a warp's
+    // reduction steps (each step a reconvergence), and float max at 4096 elements took 5.7 us
+    // against sum's 4.1 (ninth session).
     template <typename T>
     __host__ __device__ __forceinline__ T operator()(T a, T b) const {
-        if (is_nan(a)) return a;
-        if (is_nan(b)) return b;
-        if (b < a) return b;
-        if (a < b) return a;
-        return is_negative_zero_or_less(b) ? b : a;  // equal: -0.0 before +0.0
+        T r = b < a ? b : a;                                  // the smaller; equal: a
+        r = (a == b) & is_negative_zero_or_less(b) ? b : r;   // equal: -0.0 before +0.0
+        r = is_nan(b) ? b : r;
+        return is_nan(a) ? a : r;                             // NaN propagates (a's first)
     }
 };
 
@@ -70,12 +72,11 @@ struct Max {
         else return cuda::std::numeric_limits<T>::lowest();
     }
     template <typename T>
-    __host__ __device__ __forceinline__ T operator()(T a, T b) const {
-        if (is_nan(a)) return a;
-        if (is_nan(b)) return b;
-        if (b > a) return b;
-        if (a > b) return a;
-        return is_negative_zero_or_less(a) ? b : a;  // equal: +0.0 before -0.0
+    __host__ __device__ __forceinline__ T operator()(T a, T b) const {  // (as Min's: selects)
+        T r = b > a ? b : a;                                  // the larger; equal: a
+        r = (a == b) & is_negative_zero_or_less(a) ? b : r;   // equal: +0.0 before -0.0
+        r = is_nan(b) ? b : r;
+        return is_nan(a) ? a : r;
     }
 };
 
@@ -90,11 +91,11 @@ struct KeyValue {
 // (larger) value, then the lower index.
 template <bool Less, typename V>
 __host__ __device__ __forceinline__ bool arg_before(const KeyValue<V> &a, const KeyValue<V> &b) {
-    const bool na = is_nan(a.value), nb = is_nan(b.value);
-    if (na || nb) return na && (!nb || a.index < b.index);
-    if (Less ? a.value < b.value : a.value > b.value) return true;
-    if (Less ? b.value < a.value : b.value > a.value) return false;
-    return a.index < b.index;
+    // (bitwise, not short-circuit: predicates and selects, no branches; see Min)
+    const bool na = is_nan(a.value), nb = is_nan(b.value), lower = a.index < b.index;
+    const bool better = Less ? a.value < b.value : a.value > b.value;
+    const bool worse = Less ? b.value < a.value : b.value > a.value;
+    return (na | nb) ? na & (!nb | lower) : better | (!worse & lower);
 }
 
 struct ArgMin {

@@ -6,6 +6,9 @@
 #include "../cuda/primitives.cuh"
 #include "util.h"
 #include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
 
 using namespace tctest;
 
@@ -155,6 +158,51 @@ TEST(Primitives, OperatorRules) {
     EXPECT_EQ(bits(tc::Max()(0.0f, -0.0f)), 0u);
     EXPECT_EQ(bits(tc::Max()(-0.0f, 0.0f)), 0u);
     EXPECT_EQ(tc::Min()(inf, inf), inf);  // min of all +Inf is +Inf (not FLT_MAX)
+}
+
+// Min, Max and the arg operators' order are selects (no branches): over every pair of special
+// and ordinary values (two NaN payloads, +-Inf, +-0, subnormals, equal values) each returns the
+// bits the rules give, written out here as the chain of cases they were until the ninth session.
+TEST(Primitives, OperatorsAsSelectsKeepTheRules) {
+    const float nan2 = std::nanf("7");
+    const std::vector<float> v = {NAN, nan2, -INFINITY, INFINITY, -0.0f, 0.0f, 1e-45f, -1e-45f, 1.0f, -1.0f, 3.5f, FLT_MAX};
+    const auto min_rule = [](float a, float b) {
+        if (a != a) return a;
+        if (b != b) return b;
+        if (b < a) return b;
+        if (a < b) return a;
+        return std::signbit(b) ? b : a;
+    };
+    const auto max_rule = [](float a, float b) {
+        if (a != a) return a;
+        if (b != b) return b;
+        if (b > a) return b;
+        if (a > b) return a;
+        return std::signbit(a) ? b : a;
+    };
+    const auto before_rule = [](bool less, const tc::KeyValue<float> &a, const tc::KeyValue<float> &b) {
+        const bool na = a.value != a.value, nb = b.value != b.value;
+        if (na || nb) return na && (!nb || a.index < b.index);
+        if (less ? a.value < b.value : a.value > b.value) return true;
+        if (less ? b.value < a.value : b.value > a.value) return false;
+        return a.index < b.index;
+    };
+    for (float a : v)
+        for (float b : v) {
+            EXPECT_EQ(bits(tc::Min()(a, b)), bits(min_rule(a, b))) << a << " " << b;
+            EXPECT_EQ(bits(tc::Max()(a, b)), bits(max_rule(a, b))) << a << " " << b;
+            for (int64_t i : {0, 5})
+                for (int64_t j : {0, 5}) {
+                    const tc::KeyValue<float> x{a, i}, y{b, j};
+                    EXPECT_EQ(tc::arg_before<true>(x, y), before_rule(true, x, y)) << a << " " << b << " " << i << " " << j;
+                    EXPECT_EQ(tc::arg_before<false>(x, y), before_rule(false, x, y)) << a << " " << b << " " << i << " " << j;
+                }
+        }
+    for (int a : {-7, 0, 3, INT_MIN, INT_MAX})
+        for (int b : {-7, 0, 3, INT_MIN, INT_MAX}) {
+            EXPECT_EQ(tc::Min()(a, b), std::min(a, b));
+            EXPECT_EQ(tc::Max()(a, b), std::max(a, b));
+        }
 }
 
 TEST(Primitives, NanAndSignedZerosThroughABlock) {
