@@ -275,7 +275,8 @@ TEST(Primitives, ArgKeysOrderAsTheArgOperators) {
 
 // warp_reduce of argmin/argmax pairs (warp_arg_reduce for 4-byte values) in every lane, against
 // the pair operator folded on the host: random values with NaNs, signed zeros, infinities and
-// repeated values (ties), indices in any order and past 2^32, and identity pairs.
+// repeated values (ties), distinct values (a single lane holds the best), indices in any order
+// and past 2^32, and identity pairs.
 template <typename V, typename Op>
 void check_arg_warps() {
     std::mt19937_64 rng(11);
@@ -288,6 +289,7 @@ void check_arg_warps() {
         for (int l = 0; l < 32; ++l) {
             const int kind = int(rng() % 4);
             V v = kind == 0 ? pool[rng() % pool.size()] : V(int(rng() % 7) - 3);
+            if (trial % 4 == 1) v = V(int((l * 13 + trial) % 32) - 16);  // distinct values: one lane holds the best
             const int64_t index = l + 32 * int64_t(rng() % 64) * (trial % 2 ? int64_t(1) << 33 : 1);  // distinct, any order
             in[l] = kind == 3 && trial % 3 == 0 ? Op::template identity<tc::KeyValue<V>>() : tc::KeyValue<V>{v, index};
         }
