@@ -14,34 +14,33 @@
 
 #include "timing.cuh"
 
-template <int N>
-__global__ void written_out(float *out, float m, float c) {
+// 8 independent chains of FFMAs, `rounds` rounds: written out (UNROLL) or in a loop
+template <bool UNROLL>
+__device__ __forceinline__ void chains(float *out, float m, float c, int rounds) {
     float r[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) r[k] = float(threadIdx.x + k);
+    if constexpr (UNROLL) {
 #pragma unroll
-    for (int i = 0; i < N / 8; ++i)
+        for (int i = 0; i < rounds; ++i)
 #pragma unroll
-        for (int k = 0; k < 8; ++k) r[k] = fmaf(r[k], m, c);
+            for (int k = 0; k < 8; ++k) r[k] = fmaf(r[k], m, c);
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < rounds; ++i)
+#pragma unroll
+            for (int k = 0; k < 8; ++k) r[k] = fmaf(r[k], m, c);
+    }
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < 8; ++k) s += r[k];
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-__global__ void looped(float *out, float m, float c, int n) {
-    float r[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) r[k] = float(threadIdx.x + k);
-#pragma unroll 1
-    for (int i = 0; i < n / 8; ++i)
-#pragma unroll
-        for (int k = 0; k < 8; ++k) r[k] = fmaf(r[k], m, c);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) s += r[k];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
+template <int N>
+__global__ void written_out(float *out, float m, float c) { chains<true>(out, m, c, N / 8); }
+
+__global__ void looped(float *out, float m, float c, int n) { chains<false>(out, m, c, n / 8); }
 
 template <int N>
 void row(float *out, int blocks, int threads) {
