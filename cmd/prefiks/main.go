@@ -52,7 +52,7 @@ func command() cli.Command {
 			{Name: "cpu", Summary: "host: chunks scanned on every core (goroutines), then the carries; no GPU needed"},
 		},
 		Benchmarks: []string{"-n 2^28 -reps 20", "-n 1000000 -reps 50", "-n 2^28 -type int32 -reps 20",
-			"-n 2^28 -type int32 -seglen mixed -reps 20"},
+			"-n 2^28 -type int32 -seglen mixed -reps 20", "-n 2^28 -op max -reps 20"},
 		// in, out, flags, the totals' levels (or CUB's keys and temp), pairs for seg
 		DeviceBytes: func(n int64) float64 { return 4*float64(n) + 4*float64(n) + float64(n) + 12*float64(n) + 64<<20 },
 		Flags:       opt.flags,

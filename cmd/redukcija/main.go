@@ -50,7 +50,7 @@ func command() cli.Command {
 		},
 		Benchmarks: []string{"-n 2^28 -op sum -reps 30", "-n 1000000 -op sum -reps 50", "-n 2^28 -op sum -type int32 -reps 30",
 			"-n 2^28 -op argmin -reps 30", "-n 1000000 -op argmin -reps 50", "-n 2^28 -op dot -reps 30",
-			"-n 2^28 -op norm -reps 30"},
+			"-n 2^28 -op norm -reps 30", "-n 1000000 -op max -reps 50"},
 		// a and b (8-byte elements at most), partials and scratch
 		DeviceBytes: func(n int64) float64 { return 16*float64(n) + 64<<20 },
 		Flags:       opt.flags,
