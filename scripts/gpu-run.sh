@@ -28,8 +28,9 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
 fi
 what=${1:-all}
 # one log a mode, and for ab one a lines file: a call that runs quick and then the sanitizers, or two
-# ab files, keeps every log (two ab calls in one command once left only the second's)
-log=${OUT:-/tmp}/gpu-run-$what${2:+$([[ $what == ab ]] && echo "-$(basename "$2" .lines)")}.log
+# ab files, keeps every log
+log=${OUT:-/tmp}/gpu-run-$what.log
+[[ $what == ab && -n ${2:-} ]] && log=${OUT:-/tmp}/gpu-run-ab-$(basename "$2" .lines).log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
