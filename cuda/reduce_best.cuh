@@ -104,7 +104,11 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     struct alignas(16) Vec { T x[W]; };
     __shared__ tc::BlockReduceStorage<A> storage;
     __shared__ unsigned epoch_shared;
-    if (threadIdx.x == 0) epoch_shared = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).load(cuda::memory_order_relaxed);
+    // thread 0 loads the epoch now and puts it in shared memory only after its own loads have
+    // gone out (below): a store to shared memory right here waited for the load, and every block's
+    // warp 0 sent its data loads one L2 round trip late
+    const unsigned epoch_read =
+        threadIdx.x == 0 ? cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).load(cuda::memory_order_relaxed) : 0u;
     const Op op{};
     constexpr bool kArg = cuda::std::is_same<Op, tc::ArgMin>::value || cuda::std::is_same<Op, tc::ArgMax>::value;
     constexpr bool kLess = cuda::std::is_same<Op, tc::ArgMin>::value;
@@ -173,6 +177,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         for (int k = 1; k < kBestVectors; ++k) acc[0] = op(acc[0], acc[k]);
     }
 
+    if (threadIdx.x == 0) epoch_shared = epoch_read;
     const A block_total = tc::block_reduce<A, Op>(acc[0], storage, op);  // (its barrier: epoch_shared is in)
     // This run's tag: the epoch + 1, which a zero-filled slot never carries. The partial goes out
     // as its 32-bit words, each in one 64-bit store beside the tag (seen whole), so the waiting
@@ -196,6 +201,10 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // Its own partial stays on chip (shared memory), so a store and a load through L2 are not
     // on the path that ends the kernel.
     if (!last) return;
+    if (gridDim.x == 1) {  // the only block: its total is the result (no partials; the epoch can stay)
+        if (threadIdx.x == 0) *result = block_total;
+        return;
+    }
     __shared__ A own;
     if (threadIdx.x == 0) own = block_total;
     __syncthreads();
