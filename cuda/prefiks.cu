@@ -261,6 +261,14 @@ constexpr uint32_t kEpochMask = (1u << 30) - 1u;
 __device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
     return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & kEpochMask) << 34;
 }
+__device__ __forceinline__ uint32_t status_of(uint64_t w) { return uint32_t(w >> 32) & 3u; }
+// published in this run: a status, and this run's epoch (look_back's and group_prefix's waits)
+__device__ __forceinline__ bool published(uint64_t w, uint32_t epoch) {
+    return status_of(w) != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
+}
+// A wait on status words polls every 64 ns and gives up (the check then fails) after this many
+// polls: never expected, but a lost word must not hang the device.
+constexpr uint32_t kMaxPolls = 1u << 24;
 
 // The element a pass scans: the value, or the (value, head flag) pair; and its operator.
 template <typename T, bool SEG>
@@ -342,8 +350,8 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
         const int64_t j = hi - lane;
         uint64_t w = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
         if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_relaxed);
-        const uint32_t status = uint32_t(w >> 32) & 3u;
-        const bool valid = status != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
+        const uint32_t status = status_of(w);
+        const bool valid = published(w, epoch);
         const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
         const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
         const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
@@ -369,7 +377,7 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
                 continue;
             }
         }
-        if (++spins > (1u << 24)) return tc::identity<T, Op>();  // gave up (never expected): the check fails
+        if (++spins > kMaxPolls) return tc::identity<T, Op>();  // gave up (never expected): the check fails
         __nanosleep(64);  // not published yet (or the stack is full: wait for an inclusive prefix)
     }
 }
@@ -393,15 +401,15 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
     if (lane < i) {  // the group's tiles before this one: their aggregates and flags
         const cuda::atomic_ref<const uint64_t, cuda::thread_scope_device> word(statuses[32 * g + lane]);
         uint64_t w = word.load(cuda::memory_order_relaxed);
-        for (uint32_t spins = 0; (uint32_t(w >> 32) & 3u) == kInvalid || uint32_t(w >> 34) != (epoch & kEpochMask);) {
-            if (++spins > (1u << 24)) {
+        for (uint32_t spins = 0; !published(w, epoch);) {
+            if (++spins > kMaxPolls) {
                 gave_up = true;
                 break;
             }
             __nanosleep(64);
             w = word.load(cuda::memory_order_relaxed);
         }
-        x = {from_bits<T>(uint32_t(w)), (uint32_t(w >> 32) & 3u) == kInclusive ? 1u : 0u};
+        x = {from_bits<T>(uint32_t(w)), status_of(w) == kInclusive ? 1u : 0u};
     } else if (lane == i) {
         x = {own, own_flag ? 1u : 0u};
     }
