@@ -81,6 +81,29 @@ __device__ __forceinline__ bool later_wins(V x, V best) {
     return (Less ? x < best : x > best) || (x != x && best == best);
 }
 
+// A vector's winner for argmin (Less) / argmax: the first of its best elements, by pairs (0 against
+// 1, 2 against 3, then the two winners: the same answer as a scan in index order, in two steps
+// of depth instead of three).
+template <typename T>
+struct Winner {
+    T value;
+    int e;
+};
+template <bool Less, typename T, int W>
+__device__ __forceinline__ Winner<T> vector_winner(const T (&x)[W]) {
+    if constexpr (W == 4) {
+        const Winner<T> a = later_wins<Less>(x[1], x[0]) ? Winner<T>{x[1], 1} : Winner<T>{x[0], 0};
+        const Winner<T> b = later_wins<Less>(x[3], x[2]) ? Winner<T>{x[3], 3} : Winner<T>{x[2], 2};
+        return later_wins<Less>(b.value, a.value) ? b : a;
+    } else {
+        Winner<T> w{x[0], 0};
+#pragma unroll
+        for (int e = 1; e < W; ++e)
+            if (later_wins<Less>(x[e], w.value)) w = {x[e], e};
+        return w;
+    }
+}
+
 // An arg operator's running winner in one thread. A thread meets its elements in index order
 // (its vectors k = 0..3 at increasing addresses, round after round, then the scalar rest), so
 // a candidate replaces the winner by later_wins alone: no pair operator and no index compare an
@@ -131,31 +154,41 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
 #pragma unroll 1
         for (int64_t v = tid; v < vectors; v += kBestVectors * threads) {
             Vec x[kBestVectors], y[kBestVectors];
-#pragma unroll
-            for (int k = 0; k < kBestVectors; ++k) {
+            // vector k of the round: its elements into acc[k] (arg operators: the vector's winner
+            // into the running one, in index order)
+            const auto process = [&](int k) {
                 const int64_t at = v + k * threads;
-                if (at < vectors) {
-                    x[k] = va[at];
-                    if constexpr (kTwo) y[k] = vb[at];
+                if constexpr (kArg) {
+                    const Winner<T> w = vector_winner<kLess>(x[k].x);
+                    win.see(w.value, at * W + w.e);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < W; ++e)
+                        acc[k] = op(acc[k], Element<T, A>::template map<M>(x[k].x[e], kTwo ? y[k].x[e] : T(0)));
                 }
-            }
+            };
+            if (v + (kBestVectors - 1) * threads < vectors) {
+                // every vector of the round exists (every round but a grid's last): no branch
+                // between the vectors' work, so their chains interleave (a branch a vector kept
+                // each operator's chain of selects one vector at a time)
 #pragma unroll
-            for (int k = 0; k < kBestVectors; ++k) {
-                const int64_t at = v + k * threads;
-                if (at < vectors) {
-                    if constexpr (kArg) {  // the vector's winner first (in index order), then the running one
-                        T best = x[k].x[0];
-                        int e_best = 0;
+                for (int k = 0; k < kBestVectors; ++k) {
+                    x[k] = va[v + k * threads];
+                    if constexpr (kTwo) y[k] = vb[v + k * threads];
+                }
 #pragma unroll
-                        for (int e = 1; e < W; ++e)
-                            if (later_wins<kLess>(x[k].x[e], best)) best = x[k].x[e], e_best = e;
-                        win.see(best, at * W + e_best);
-                    } else {
+                for (int k = 0; k < kBestVectors; ++k) process(k);
+            } else {
 #pragma unroll
-                        for (int e = 0; e < W; ++e)
-                            acc[k] = op(acc[k], Element<T, A>::template map<M>(x[k].x[e], kTwo ? y[k].x[e] : T(0)));
+                for (int k = 0; k < kBestVectors; ++k) {
+                    if (v + k * threads < vectors) {
+                        x[k] = va[v + k * threads];
+                        if constexpr (kTwo) y[k] = vb[v + k * threads];
                     }
                 }
+#pragma unroll
+                for (int k = 0; k < kBestVectors; ++k)
+                    if (v + k * threads < vectors) process(k);
             }
         }
         done = vectors * W;
