@@ -47,11 +47,11 @@ int main() {
     const int64_t n = 1000000;
     float4 *a, *b;
     float *out;
-    CK(cudaMalloc(&a, n * 4));
-    CK(cudaMalloc(&b, n * 4));
+    CK(cudaMalloc(&a, 2 * n * 4));  // (the last row reads 2n)
+    CK(cudaMalloc(&b, 2 * n * 4));
     CK(cudaMalloc(&out, 64));
-    CK(cudaMemset(a, 0, n * 4));
-    CK(cudaMemset(b, 0, n * 4));
+    CK(cudaMemset(a, 0, 2 * n * 4));
+    CK(cudaMemset(b, 0, 2 * n * 4));
     printf("empty kernel 1 x 32: %.2f us; 132 x 512: %.2f us\n", time_us([] { empty_kernel<<<1, 32>>>(); }, 200),
            time_us([] { empty_kernel<<<132, 512>>>(); }, 200));
     for (auto [blocks, threads] : {std::pair{123, 512}, std::pair{132, 512}, std::pair{264, 512}, std::pair{264, 256},
