@@ -171,28 +171,26 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
                         acc[k] = op(acc[k], Element<T, A>::template map<M>(x[k].x[e], kTwo ? y[k].x[e] : T(0)));
                 }
             };
-            if (kInterleave && v + (kBestVectors - 1) * threads < vectors) {
+            const auto exists = [&](int k) { return v + k * threads < vectors; };
+            const auto load = [&](int k) {
+                x[k] = va[v + k * threads];
+                if constexpr (kTwo) y[k] = vb[v + k * threads];
+            };
+            if (kInterleave && exists(kBestVectors - 1)) {
                 // every vector of the round exists (every round but a grid's last): no branch
                 // between the vectors' work, so their chains interleave (a branch a vector kept
                 // each operator's chain of selects one vector at a time)
 #pragma unroll
-                for (int k = 0; k < kBestVectors; ++k) {
-                    x[k] = va[v + k * threads];
-                    if constexpr (kTwo) y[k] = vb[v + k * threads];
-                }
+                for (int k = 0; k < kBestVectors; ++k) load(k);
 #pragma unroll
                 for (int k = 0; k < kBestVectors; ++k) process(k);
             } else {
 #pragma unroll
-                for (int k = 0; k < kBestVectors; ++k) {
-                    if (v + k * threads < vectors) {
-                        x[k] = va[v + k * threads];
-                        if constexpr (kTwo) y[k] = vb[v + k * threads];
-                    }
-                }
+                for (int k = 0; k < kBestVectors; ++k)
+                    if (exists(k)) load(k);
 #pragma unroll
                 for (int k = 0; k < kBestVectors; ++k)
-                    if (v + k * threads < vectors) process(k);
+                    if (exists(k)) process(k);
             }
         }
         done = vectors * W;
