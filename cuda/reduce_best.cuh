@@ -81,27 +81,54 @@ __device__ __forceinline__ bool later_wins(V x, V best) {
     return (Less ? x < best : x > best) || (x != x && best == best);
 }
 
-// A vector's winner for argmin (Less) / argmax: the first of its best elements, by pairs (0 against
-// 1, 2 against 3, then the two winners: the same answer as a scan in index order, in two steps
-// of depth instead of three).
+// A round's winner for argmin (Less) / argmax: the first of its best values, in index order
+// (vector k's W elements before vector k+1's), as a position k * W + e and the value there (its
+// NaN payload, its zero's sign). The best value is a tree of Min (Max), one instruction a pair
+// for float32, and then the first vector holding it and its first element holding it are two
+// short chains of selects: about half the instructions of a compare-and-select chain over the
+// elements, and a third of its depth. An element holds the best if it equals it or is a NaN: a
+// NaN best comes from a NaN, and a best that is a number leaves no NaN in the round.
 template <typename T>
 struct Winner {
     T value;
-    int e;
+    int at;
 };
-template <bool Less, typename T, int W>
-__device__ __forceinline__ Winner<T> vector_winner(const T (&x)[W]) {
-    if constexpr (W == 4) {
-        const Winner<T> a = later_wins<Less>(x[1], x[0]) ? Winner<T>{x[1], 1} : Winner<T>{x[0], 0};
-        const Winner<T> b = later_wins<Less>(x[3], x[2]) ? Winner<T>{x[3], 3} : Winner<T>{x[2], 2};
-        return later_wins<Less>(b.value, a.value) ? b : a;
-    } else {
-        Winner<T> w{x[0], 0};
+template <typename Op>
+using ArgValueOp = cuda::std::conditional_t<cuda::std::is_same<Op, tc::ArgMax>::value, tc::Max, tc::Min>;
+template <typename T>
+__device__ __forceinline__ bool holds(T x, T best) {
+    return x == best || is_nan(x);
+}
+template <bool Less, typename T, int K, int W>
+__device__ __forceinline__ Winner<T> round_winner(const T (&x)[K][W]) {
+    T vector_best[K];
 #pragma unroll
-        for (int e = 1; e < W; ++e)
-            if (later_wins<Less>(x[e], w.value)) w = {x[e], e};
-        return w;
+    for (int k = 0; k < K; ++k) {
+        vector_best[k] = x[k][0];
+#pragma unroll
+        for (int e = 1; e < W; ++e) vector_best[k] = extreme<Less>(vector_best[k], x[k][e]);
     }
+    T best = vector_best[0];
+#pragma unroll
+    for (int k = 1; k < K; ++k) best = extreme<Less>(best, vector_best[k]);
+    // the first vector holding it (from the last to the first: the earliest that holds it stays)
+    T row[W];
+    int k_at = K - 1;
+#pragma unroll
+    for (int e = 0; e < W; ++e) row[e] = x[K - 1][e];
+#pragma unroll
+    for (int k = K - 2; k >= 0; --k)
+        if (holds(vector_best[k], best)) {
+            k_at = k;
+#pragma unroll
+            for (int e = 0; e < W; ++e) row[e] = x[k][e];
+        }
+    // and its first element holding it
+    Winner<T> w{row[W - 1], k_at * W + W - 1};
+#pragma unroll
+    for (int e = W - 2; e >= 0; --e)
+        if (holds(row[e], best)) w = {row[e], k_at * W + e};
+    return w;
 }
 
 // An arg operator's running winner in one thread. A thread meets its elements in index order
@@ -158,18 +185,23 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
 #pragma unroll 1
         for (int64_t v = tid; v < vectors; v += kBestVectors * threads) {
             Vec x[kBestVectors], y[kBestVectors];
-            // vector k of the round: its elements into acc[k] (arg operators: the vector's winner
-            // into the running one, in index order)
+            // vector k of the round: its elements into acc[k]
             const auto process = [&](int k) {
-                const int64_t at = v + k * threads;
-                if constexpr (kArg) {
-                    const Winner<T> w = vector_winner<kLess>(x[k].x);
-                    win.see(w.value, at * W + w.e);
-                } else {
+                if constexpr (!kArg) {
 #pragma unroll
                     for (int e = 0; e < W; ++e)
                         acc[k] = op(acc[k], Element<T, A>::template map<M>(x[k].x[e], kTwo ? y[k].x[e] : T(0)));
                 }
+            };
+            // arg operators: the round's winner into the running one (rounds come in index order)
+            const auto see_round = [&]() {
+                T values[kBestVectors][W];
+#pragma unroll
+                for (int k = 0; k < kBestVectors; ++k)
+#pragma unroll
+                    for (int e = 0; e < W; ++e) values[k][e] = x[k].x[e];
+                const Winner<T> w = round_winner<kLess>(values);
+                win.see(w.value, (v + (w.at / W) * threads) * W + w.at % W);
             };
             const auto exists = [&](int k) { return v + k * threads < vectors; };
             const auto load = [&](int k) {
@@ -182,15 +214,26 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
                 // each operator's chain of selects one vector at a time)
 #pragma unroll
                 for (int k = 0; k < kBestVectors; ++k) load(k);
+                if constexpr (kArg) see_round();
+                else {
 #pragma unroll
-                for (int k = 0; k < kBestVectors; ++k) process(k);
+                    for (int k = 0; k < kBestVectors; ++k) process(k);
+                }
             } else {
+                // arg operators fill the missing vectors (the last ones) with the identity, which
+                // never comes before an element that exists: vector 0 always does
 #pragma unroll
                 for (int k = 0; k < kBestVectors; ++k)
                     if (exists(k)) load(k);
+                    else if constexpr (kArg)
 #pragma unroll
-                for (int k = 0; k < kBestVectors; ++k)
-                    if (exists(k)) process(k);
+                        for (int e = 0; e < W; ++e) x[k].x[e] = tc::identity<T, ArgValueOp<Op>>();
+                if constexpr (kArg) see_round();
+                else {
+#pragma unroll
+                    for (int k = 0; k < kBestVectors; ++k)
+                        if (exists(k)) process(k);
+                }
             }
         }
         done = vectors * W;

@@ -205,6 +205,37 @@ TEST(Primitives, OperatorsAsSelectsKeepTheRules) {
         }
 }
 
+__global__ void extreme_pairs(const float *a, const float *b, float *min, float *max, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) min[i] = tc::Min()(a[i], b[i]), max[i] = tc::Max()(a[i], b[i]);
+}
+
+// The same pairs through the device's Min and Max (on sm_80+ float32 takes PTX min.NaN/max.NaN,
+// not the selects): the rules' bits, except which NaN comes back (any NaN).
+TEST(Primitives, DeviceMinAndMaxKeepTheRules) {
+    REQUIRE_GPU();
+    const std::vector<float> v = {NAN, std::nanf("7"), -INFINITY, INFINITY, -0.0f, 0.0f, 1e-45f, -1e-45f, 1.0f, -1.0f, 3.5f, FLT_MAX, -FLT_MAX};
+    std::vector<float> a, b;
+    for (float x : v)
+        for (float y : v) a.push_back(x), b.push_back(y);
+    const int n = int(a.size());
+    DeviceBuffer<float> da(n), db(n), dmin(n), dmax(n);
+    da.upload(a);
+    db.upload(b);
+    dmin.upload(std::vector<float>(n, 42.0f));  // poison: no pair's min or max
+    dmax.upload(std::vector<float>(n, 42.0f));
+    extreme_pairs<<<(n + 127) / 128, 128>>>(da.ptr, db.ptr, dmin.ptr, dmax.ptr, n);
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    const auto got_min = dmin.download(n), got_max = dmax.download(n);
+    for (int i = 0; i < n; ++i) {
+        const float want_min = tc::Min()(a[i], b[i]), want_max = tc::Max()(a[i], b[i]);  // the host's selects
+        if (std::isnan(want_min)) EXPECT_TRUE(std::isnan(got_min[i])) << "min " << a[i] << " " << b[i];
+        else EXPECT_EQ(bits(got_min[i]), bits(want_min)) << "min " << a[i] << " " << b[i];
+        if (std::isnan(want_max)) EXPECT_TRUE(std::isnan(got_max[i])) << "max " << a[i] << " " << b[i];
+        else EXPECT_EQ(bits(got_max[i]), bits(want_max)) << "max " << a[i] << " " << b[i];
+    }
+}
+
 TEST(Primitives, NanAndSignedZerosThroughABlock) {
     REQUIRE_GPU();
     const int threads = 256;

@@ -233,6 +233,43 @@ TEST(Redukcija, NanInfAndSignedZeros) {
     }
 }
 
+// Many ties: values in {-2..2}, each float zero of either sign. argmin/argmax take the first of the
+// best values wherever the ties fall (inside one 16-byte vector, across a thread's vectors and
+// rounds, across blocks); min and max are exact, and of zeros -0.0 is the smaller one.
+TEST(Redukcija, ManyTiesAndSignedZeros) {
+    REQUIRE_GPU();
+    uint64_t seed = 4000;
+    for (int v = 0; v < tc_variant_count(kProgram); ++v) {
+        if (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE) continue;
+        const int threads = (tc_variant_at(kProgram, v)->flags & TC_OWN_GRID) ? 0 : 256;
+        for (int type = 0; type < 3; ++type)
+            for (int64_t n : up_to_max_n({1, 2, 31, 33, 1025, 65537, (1 << 20) + 3})) {
+                std::mt19937_64 rng(++seed);
+                Input in{tc_redukcija_type(type), std::vector<double>(n), {}};
+                bool negative_zero = false, positive_zero = false;
+                for (auto &x : in.a) {
+                    x = double(int(rng() % 5) - 2);
+                    if (x == 0 && type != TC_RED_INT32 && (rng() & 1)) x = -0.0;
+                    (std::signbit(x) ? negative_zero : positive_zero) |= x == 0;
+                }
+                in.b = in.a;
+                for (tc_redukcija_op op : {TC_RED_MIN, TC_RED_MAX, TC_RED_ARGMIN, TC_RED_ARGMAX}) {
+                    const Outcome r = run(v, in, op, threads);
+                    if (r.refused) continue;
+                    const Reference ref = reference(in, op);
+                    const std::string what = describe(v, op, tc_redukcija_type(type), n, threads);
+                    if (op == TC_RED_ARGMIN || op == TC_RED_ARGMAX) {
+                        EXPECT_EQ(r.result.index, ref.index) << what;
+                        continue;
+                    }
+                    EXPECT_EQ(r.result.value, ref.extreme) << what;
+                    if (r.result.value == 0 && type != TC_RED_INT32)
+                        EXPECT_EQ(std::signbit(r.result.value), op == TC_RED_MIN ? negative_zero : !positive_zero) << what << ": the zero's sign";
+                }
+            }
+    }
+}
+
 // Magnitudes whose squares overflow (1e20) or underflow (1e-41, a denormal) float32: best and
 // cub accumulate float32 norms and dots in float64 and must get them right.
 TEST(Redukcija, NormAndDotOfExtremeMagnitudes) {
