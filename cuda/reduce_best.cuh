@@ -100,8 +100,6 @@ struct Winner {
     T value;
     int at;
 };
-template <typename Op>
-using ArgValueOp = cuda::std::conditional_t<cuda::std::is_same<Op, tc::ArgMax>::value, tc::Max, tc::Min>;
 template <typename T>
 __device__ __forceinline__ bool holds(T x, T best) {
     return x == best || is_nan(x);
@@ -235,7 +233,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
                     if (exists(k)) load(k);
                     else if constexpr (kArg)
 #pragma unroll
-                        for (int e = 0; e < W; ++e) x[k].x[e] = tc::identity<T, ArgValueOp<Op>>();
+                        for (int e = 0; e < W; ++e) x[k].x[e] = tc::identity<A, Op>().value;
                 if constexpr (kArg) see_round();
                 else {
 #pragma unroll

@@ -160,12 +160,16 @@ TEST(Primitives, OperatorRules) {
     EXPECT_EQ(tc::Min()(inf, inf), inf);  // min of all +Inf is +Inf (not FLT_MAX)
 }
 
-// Min, Max and the arg operators' order are selects (no branches): over every pair of special
-// and ordinary values (two NaN payloads, +-Inf, +-0, subnormals, equal values) each returns the
-// bits the rules give, written out here as the chain of cases they were until the ninth session.
+// Special and ordinary floats, for the operators' rules on every pair: two NaN payloads, +-Inf,
+// +-0, subnormals, the largest magnitudes, equal values.
+const std::vector<float> kSpecialFloats = {NAN, std::nanf("7"), -INFINITY, INFINITY, -0.0f, 0.0f, 1e-45f, -1e-45f,
+                                           1.0f, -1.0f, 3.5f, FLT_MAX, -FLT_MAX};
+
+// Min, Max and the arg operators' order are selects (no branches): over every pair of
+// kSpecialFloats each returns the bits the rules give, written out here as the chain of cases they
+// were until the ninth session.
 TEST(Primitives, OperatorsAsSelectsKeepTheRules) {
-    const float nan2 = std::nanf("7");
-    const std::vector<float> v = {NAN, nan2, -INFINITY, INFINITY, -0.0f, 0.0f, 1e-45f, -1e-45f, 1.0f, -1.0f, 3.5f, FLT_MAX};
+    const std::vector<float> &v = kSpecialFloats;
     const auto min_rule = [](float a, float b) {
         if (a != a) return a;
         if (b != b) return b;
@@ -214,10 +218,9 @@ __global__ void extreme_pairs(const float *a, const float *b, float *min, float 
 // not the selects): the rules' bits, except which NaN comes back (any NaN).
 TEST(Primitives, DeviceMinAndMaxKeepTheRules) {
     REQUIRE_GPU();
-    const std::vector<float> v = {NAN, std::nanf("7"), -INFINITY, INFINITY, -0.0f, 0.0f, 1e-45f, -1e-45f, 1.0f, -1.0f, 3.5f, FLT_MAX, -FLT_MAX};
     std::vector<float> a, b;
-    for (float x : v)
-        for (float y : v) a.push_back(x), b.push_back(y);
+    for (float x : kSpecialFloats)
+        for (float y : kSpecialFloats) a.push_back(x), b.push_back(y);
     const int n = int(a.size());
     DeviceBuffer<float> da(n), db(n), dmin(n), dmax(n);
     da.upload(a);
