@@ -193,6 +193,14 @@ __device__ __forceinline__ KeyValue<V> warp_arg_reduce(KeyValue<V> v) {
     const int from = __ffs(int(__ballot_sync(kFullWarp, in && lo == best_lo))) - 1;
     return {__shfl_sync(kFullWarp, v.value, from), int64_t(uint64_t(best_hi) << 32 | best_lo)};
 }
+// The minimum of a warp's 64-bit unsigned values by two of the warp's min-reduction
+// instructions: the high halves, then the low halves of the lanes holding the smallest high half
+// (the packed arg keys of reduce_best: a key above an index).
+__device__ __forceinline__ uint64_t warp_min_u64(uint64_t v) {
+    const uint32_t hi = uint32_t(v >> 32), best_hi = __reduce_min_sync(kFullWarp, hi);
+    const uint32_t best_lo = __reduce_min_sync(kFullWarp, hi == best_hi ? uint32_t(v) : ~0u);
+    return uint64_t(best_hi) << 32 | best_lo;
+}
 template <typename T>
 struct IsKeyValue : cuda::std::false_type {};
 template <typename V>
@@ -208,6 +216,8 @@ __device__ __forceinline__ T warp_reduce(T v, Op op = Op()) {
         return warp_arg_reduce<true>(v);
     } else if constexpr (IsKeyValue<T>::value && cuda::std::is_same<Op, ArgMax>::value) {
         return warp_arg_reduce<false>(v);
+    } else if constexpr (cuda::std::is_same<T, uint64_t>::value && cuda::std::is_same<Op, Min>::value) {
+        return warp_min_u64(v);
     } else {
 #pragma unroll
         for (int offset = 16; offset > 0; offset >>= 1) v = op(v, shfl_xor(v, offset));

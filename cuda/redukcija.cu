@@ -434,6 +434,7 @@ tc_status with_map(tc_redukcija_op op, F &&f) {
 #define TC_K_R5(In, A, Op, N) TC_K_BLOCKS(reduce_r5, In, A, Op, N)
 #define TC_K_R6(In, A, Op, N) TC_K_BLOCKS(reduce_r6, In, A, Op, N)
 #define TC_K_BEST(T, A, Op, M, N) tc::kernel("reduce_best<" N ">", reduce_best<T, A, Op, tc::M>)
+#define TC_K_BEST32(T, Op, N) tc::kernel("reduce_best<" N ", n < 2^32>", reduce_best<T, tc::KeyValue<T>, Op, tc::IDENTITY, true>)
 
 const tc_kernel krace[] = {TC_RED_FIRST(TC_RED_INIT), TC_RED_FIRST(TC_K_RACE)};
 const tc_kernel katomic[] = {TC_RED_FIRST(TC_RED_INIT), TC_RED_FIRST(TC_K_ATOMIC)};
@@ -454,6 +455,7 @@ const tc_kernel kbest[] = {
     TC_K_BEST(float, float, tc::Max, IDENTITY, "f32,max"),
     TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMin, IDENTITY, "f32,argmin"),
     TC_K_BEST(float, tc::KeyValue<float>, tc::ArgMax, IDENTITY, "f32,argmax"),
+    TC_K_BEST32(float, tc::ArgMin, "f32,argmin"), TC_K_BEST32(float, tc::ArgMax, "f32,argmax"),
     TC_K_BEST(double, double, tc::Sum, IDENTITY, "f64,sum"), TC_K_BEST(double, double, tc::Sum, SQUARE, "f64,norm"),
     TC_K_BEST(double, double, tc::Sum, PRODUCT, "f64,dot"), TC_K_BEST(double, double, tc::Min, IDENTITY, "f64,min"),
     TC_K_BEST(double, double, tc::Max, IDENTITY, "f64,max"),
@@ -462,7 +464,8 @@ const tc_kernel kbest[] = {
     TC_K_BEST(int, int64_t, tc::Sum, IDENTITY, "i32,sum"), TC_K_BEST(int, int64_t, tc::Sum, SQUARE, "i32,norm"),
     TC_K_BEST(int, int64_t, tc::Sum, PRODUCT, "i32,dot"), TC_K_BEST(int, int, tc::Min, IDENTITY, "i32,min"),
     TC_K_BEST(int, int, tc::Max, IDENTITY, "i32,max"), TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMin, IDENTITY, "i32,argmin"),
-    TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMax, IDENTITY, "i32,argmax")};
+    TC_K_BEST(int, tc::KeyValue<int>, tc::ArgMax, IDENTITY, "i32,argmax"),
+    TC_K_BEST32(int, tc::ArgMin, "i32,argmin"), TC_K_BEST32(int, tc::ArgMax, "i32,argmax")};
 
 constexpr int kLecture = TC_POW2_THREADS;
 const char *const kAnyN = "any n; ops sum, min, max, mean, norm, dot (argmin/argmax: best, cub, cpu)";
@@ -625,8 +628,10 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
             p.threads = tc::best_threads<T>(*dev, n, r->base.threads);
             if (p.threads == 0) return TC_OUTSIDE_DOMAIN;  // its blocks are 256 or 512 threads
             return with_map<T, A, decltype(op)>(r->op, [&](auto m) -> tc_status {
-                p.blocks = best_blocks<T, A, decltype(op), decltype(m)::value>(*dev, n, p.threads);
-                return TC_OK;
+                return tc::with_narrow<T, decltype(op)>(n, [&](auto narrow) -> tc_status {
+                    p.blocks = best_blocks<T, A, decltype(op), decltype(m)::value, decltype(narrow)::value>(*dev, n, p.threads);
+                    return TC_OK;
+                });
             });
         }));
         p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch, the partials (<= 16 bytes) and their tags
@@ -696,11 +701,14 @@ extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a,
             using T = typename decltype(t)::type;
             using A = typename decltype(acc)::type;
             return with_map<T, A, decltype(op)>(p->op, [&](auto m) -> tc_status {
-                reduce_best<T, A, decltype(op), decltype(m)::value><<<p->launch.blocks, p->launch.threads, 0, s>>>(
-                    static_cast<const T *>(a), static_cast<const T *>(b), static_cast<A *>(out),
-                    static_cast<unsigned char *>(scratch), p->launch.n);
-                TC_LAUNCHED();
-                return TC_OK;
+                return tc::with_narrow<T, decltype(op)>(p->launch.n, [&](auto narrow) -> tc_status {
+                    reduce_best<T, A, decltype(op), decltype(m)::value, decltype(narrow)::value>
+                        <<<p->launch.blocks, p->launch.threads, 0, s>>>(static_cast<const T *>(a), static_cast<const T *>(b),
+                                                                        static_cast<A *>(out),
+                                                                        static_cast<unsigned char *>(scratch), p->launch.n);
+                    TC_LAUNCHED();
+                    return TC_OK;
+                });
             });
         });
     }

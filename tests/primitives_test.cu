@@ -2,8 +2,10 @@
 // (thread 0), warp_scan and block_scan (inclusive and exclusive, every thread), for Sum, Min and
 // Max on int32 (exact: small values, no overflow, every order gives the same answer) and float32
 // (against a float64 reference within the tree's bound), at every block size 32..1024; then the
-// operators' NaN and signed-zero rules.
+// operators' NaN and signed-zero rules; 64-bit Min (warp_min_u64); and reduce_best's two forms of
+// argmin/argmax (packed words, 64-bit index pairs), which the C ABI picks by n alone.
 #include "../cuda/primitives.cuh"
+#include "../cuda/reduce_best.cuh"
 #include "util.h"
 #include <algorithm>
 #include <cfloat>
@@ -347,4 +349,137 @@ TEST(Primitives, ArgWarpReduceMatchesThePairOperator) {
     check_arg_warps<float, tc::ArgMax>();
     check_arg_warps<int, tc::ArgMin>();
     check_arg_warps<int, tc::ArgMax>();
+}
+
+// warp_reduce and block_reduce of 64-bit unsigned words with Min (warp_min_u64: the high halves,
+// then the low halves among the lanes holding the smallest high half): high halves from a few
+// values, so that many lanes tie on them, low halves anywhere, and the identity (all ones).
+TEST(Primitives, WarpMinOfU64) {
+    REQUIRE_GPU();
+    std::mt19937_64 rng(23);
+    const uint64_t his[] = {0, 1, 0x80000000u, 0xfffffffeu, 0xffffffffu};
+    for (int threads = 32; threads <= 1024; threads += 32)
+        for (int trial = 0; trial < 4; ++trial) {
+            std::vector<uint64_t> in(threads);
+            for (auto &x : in) {
+                const uint32_t lo = trial == 3 ? uint32_t(rng() % 3) : uint32_t(rng());
+                x = rng() % 16 == 0 ? ~uint64_t(0) : his[rng() % 5] << 32 | lo;
+            }
+            DeviceBuffer<uint64_t> din(threads), dout(threads), dtotal(threads);
+            din.upload(in);
+            for (int kind : {WARP_REDUCE, BLOCK_REDUCE}) {
+                dout.upload(std::vector<uint64_t>(threads, 12345));  // poison: no input is 12345
+                if (kind == WARP_REDUCE) launch<uint64_t, tc::Min, WARP_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+                else launch<uint64_t, tc::Min, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
+                ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+                const auto got = dout.download(threads);
+                for (int t = 0; t < (kind == WARP_REDUCE ? threads : 1); ++t) {
+                    const size_t from = kind == WARP_REDUCE ? size_t(t / 32) * 32 : 0;
+                    const size_t to = kind == WARP_REDUCE ? from + 32 : size_t(threads);
+                    const uint64_t want = *std::min_element(in.begin() + from, in.begin() + to);
+                    ASSERT_EQ(got[t], want) << (kind == WARP_REDUCE ? "warp" : "block") << " threads " << threads
+                                            << " trial " << trial << " thread " << t;
+                }
+            }
+        }
+}
+
+// reduce_best's packed arg words (arg_pack): the smaller of two words is the arg operator's
+// winner of the two pairs, and arg_unpack gives back its value bits (a NaN's payload and a zero's
+// sign from the input) and index: every pair of special and random floats, at indices in either
+// order, and int32's extremes.
+template <typename V>
+void check_arg_words(const std::vector<V> &xs) {
+    for (size_t i = 0; i < xs.size(); ++i)
+        for (size_t j = 0; j < xs.size(); ++j) {
+            if (i == j) continue;
+            std::vector<V> a(xs.size() + 1);  // a[k] = xs[k]; the pairs' indices are i and j
+            std::copy(xs.begin(), xs.end(), a.begin());
+            const tc::KeyValue<V> p{xs[i], int64_t(i)}, q{xs[j], int64_t(j)};
+            const tc::KeyValue<V> want_min = tc::ArgMin()(p, q), want_max = tc::ArgMax()(p, q);
+            const auto got_min = tc::arg_unpack<true>(std::min(tc::arg_pack<true>(p.value, p.index), tc::arg_pack<true>(q.value, q.index)), a.data());
+            const auto got_max = tc::arg_unpack<false>(std::min(tc::arg_pack<false>(p.value, p.index), tc::arg_pack<false>(q.value, q.index)), a.data());
+            ASSERT_EQ(got_min.index, want_min.index) << xs[i] << " at " << i << ", " << xs[j] << " at " << j;
+            ASSERT_EQ(got_max.index, want_max.index) << xs[i] << " at " << i << ", " << xs[j] << " at " << j;
+            ASSERT_EQ(std::memcmp(&got_min.value, &want_min.value, sizeof(V)), 0) << xs[i] << ", " << xs[j] << ": argmin's value bits";
+            ASSERT_EQ(std::memcmp(&got_max.value, &want_max.value, sizeof(V)), 0) << xs[i] << ", " << xs[j] << ": argmax's value bits";
+        }
+}
+
+TEST(Primitives, ArgPackedWordsOrderAsTheArgOperators) {
+    std::vector<float> xs = kSpecialFloats;
+    xs.push_back(-NAN);
+    xs.push_back(1.17549435e-38f);
+    xs.push_back(-1.17549435e-38f);
+    std::mt19937 rng(9);
+    for (int i = 0; i < 300; ++i) {  // random bit patterns: every exponent, subnormals and NaN payloads
+        const uint32_t b = rng();
+        float f;
+        std::memcpy(&f, &b, 4);
+        xs.push_back(f);
+    }
+    check_arg_words<float>(xs);
+    check_arg_words<int>({-2147483647 - 1, -5, -1, 0, 1, 7, 7, 2147483647, 2147483647});
+}
+
+// reduce_best's two arg instantiations, Narrow (the packed words, what every n < 2^32 runs) and
+// the 64-bit index pairs (what n >= 2^32 runs, here at small n), give the same 16 bytes (value
+// and index) as the reference: values with ties, signed zeros, NaNs (two, the first wins) and
+// infinities, at sizes that cross vectors, rounds and blocks.
+template <typename T, typename Op, bool Narrow>
+tc::KeyValue<T> best_arg(const DeviceBuffer<T> &a, int64_t n) {
+    const tc_device d = device();
+    const int threads = tc::best_threads<T>(d, n, 0);
+    const int blocks = tc::best_blocks<T, tc::KeyValue<T>, Op, tc::IDENTITY, Narrow>(d, n, threads);
+    DeviceBuffer<unsigned char> scratch(tc::best_scratch(blocks));
+    DeviceBuffer<tc::KeyValue<T>> out(1);
+    out.upload({tc::KeyValue<T>{T(77), 77777}});  // poison: no input has index 77777 and value 77
+    tc::reduce_best<T, tc::KeyValue<T>, Op, tc::IDENTITY, Narrow><<<blocks, threads>>>(a.ptr, a.ptr, out.ptr, scratch.ptr, n);
+    EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    return out.download(1)[0];
+}
+
+template <typename T>
+void check_best_arg_widths(uint64_t seed) {
+    for (int64_t n : up_to_max_n({1, 33, 4099, 65537, (1 << 20) + 3})) {
+        std::mt19937_64 rng(seed + uint64_t(n));
+        std::vector<T> h(n);
+        for (auto &x : h) x = T(int(rng() % 9) - 4);
+        if constexpr (std::is_floating_point<T>::value) {
+            for (auto &x : h)
+                if (x == 0 && (rng() & 1)) x = T(-0.0);
+            h[rng() % n] = T(INFINITY);
+            h[rng() % n] = T(-INFINITY);
+        }
+        DeviceBuffer<T> a(n);
+        for (int nan = 0; nan < (std::is_floating_point<T>::value ? 2 : 1); ++nan) {
+            if (nan) {  // two NaNs with payloads: the first wins, its own bits come back
+                const int64_t i = int64_t(rng() % n), j = int64_t(rng() % n);
+                const uint32_t bi = 0x7fc00011u, bj = 0xffc00022u;
+                std::memcpy(&h[i], &bi, 4);
+                std::memcpy(&h[j], &bj, 4);
+            }
+            a.upload(h);
+            const auto check = [&](auto op, tc::KeyValue<T> narrow, tc::KeyValue<T> wide) {
+                tc::KeyValue<T> want{h[0], 0};
+                for (int64_t i = 1; i < n; ++i) want = op(want, tc::KeyValue<T>{h[i], i});
+                const std::string what = std::string(std::is_same<decltype(op), tc::ArgMin>::value ? "argmin" : "argmax") +
+                                         " n=" + std::to_string(n) + (nan ? " with NaNs" : "");
+                for (int wide_index = 0; wide_index < 2; ++wide_index) {
+                    const tc::KeyValue<T> got = wide_index ? wide : narrow;
+                    const char *path = wide_index ? " (64-bit index pairs)" : " (packed words)";
+                    EXPECT_EQ(got.index, want.index) << what << path;
+                    EXPECT_EQ(std::memcmp(&got.value, &want.value, sizeof(T)), 0) << what << path << ": the value's bits";
+                }
+            };
+            check(tc::ArgMin(), best_arg<T, tc::ArgMin, true>(a, n), best_arg<T, tc::ArgMin, false>(a, n));
+            check(tc::ArgMax(), best_arg<T, tc::ArgMax, true>(a, n), best_arg<T, tc::ArgMax, false>(a, n));
+        }
+    }
+}
+
+TEST(Primitives, ReduceBestArgOfBothIndexWidths) {
+    REQUIRE_GPU();
+    check_best_arg_widths<float>(100);
+    check_best_arg_widths<int>(200);
 }

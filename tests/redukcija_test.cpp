@@ -120,6 +120,16 @@ std::string describe(int v, tc_redukcija_op op, tc_redukcija_type type, int64_t 
            " threads=" + std::to_string(threads);
 }
 
+// argmin/argmax: the reference's index, and the value there (a NaN, or the same number with the
+// same zero sign).
+void expect_arg(const Outcome &r, const Input &in, const Reference &ref, const std::string &what) {
+    EXPECT_EQ(r.result.index, ref.index) << what;
+    if (ref.index < 0 || r.result.index != ref.index) return;
+    const double want = in.a[ref.index], got = r.result.value;
+    if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << what << ": the value at the index, got " << got;
+    else EXPECT_TRUE(got == want && std::signbit(got) == std::signbit(want)) << what << ": the value at the index, got " << got << " want " << want;
+}
+
 // Checks one run against the reference: exact where it must be, within the bound elsewhere.
 void check(int v, const Input &in, tc_redukcija_op op, int threads, int blocks = 0) {
     const Outcome r = run(v, in, op, threads, blocks);
@@ -134,7 +144,7 @@ void check(int v, const Input &in, tc_redukcija_op op, int threads, int blocks =
         else EXPECT_EQ(got, ref.extreme) << what;
         return;
     case TC_RED_ARGMIN: case TC_RED_ARGMAX:
-        EXPECT_EQ(r.result.index, ref.index) << what;
+        expect_arg(r, in, ref, what);
         return;
     default: break;
     }
@@ -206,7 +216,7 @@ TEST(Redukcija, NanInfAndSignedZeros) {
                     if (r.refused) continue;
                     const std::string what = describe(v, op, tc_redukcija_type(type), n, 256) + " NaN at " + std::to_string(at);
                     if (op == TC_RED_ARGMIN || op == TC_RED_ARGMAX) EXPECT_EQ(r.result.index, at == 0 ? 0 : at / 2) << what;
-                    else EXPECT_TRUE(std::isnan(r.result.value)) << what;
+                    EXPECT_TRUE(std::isnan(r.result.value)) << what << ": the value";
                 }
             }
         for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64}) {
@@ -228,7 +238,11 @@ TEST(Redukcija, NanInfAndSignedZeros) {
             ties.a.assign(3000, 0.0);
             ties.a[10] = -0.0;
             r = run(v, ties, TC_RED_ARGMIN, 256);
-            if (!r.refused) EXPECT_EQ(r.result.index, 0) << what << " -0.0 equals +0.0";
+            if (!r.refused) expect_arg(r, ties, reference(ties, TC_RED_ARGMIN), what + " -0.0 equals +0.0");
+            ties.a[0] = -0.0;
+            ties.a[10] = 0.0;
+            r = run(v, ties, TC_RED_ARGMAX, 256);
+            if (!r.refused) expect_arg(r, ties, reference(ties, TC_RED_ARGMAX), what + " -0.0 at index 0");
         }
     }
 }
@@ -259,7 +273,7 @@ TEST(Redukcija, ManyTiesAndSignedZeros) {
                     const Reference ref = reference(in, op);
                     const std::string what = describe(v, op, tc_redukcija_type(type), n, threads);
                     if (op == TC_RED_ARGMIN || op == TC_RED_ARGMAX) {
-                        EXPECT_EQ(r.result.index, ref.index) << what;
+                        expect_arg(r, in, ref, what);
                         continue;
                     }
                     EXPECT_EQ(r.result.value, ref.extreme) << what;

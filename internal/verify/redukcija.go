@@ -82,8 +82,12 @@ type ReductionCheck struct {
 func CheckReduction(op, typ string, n int64, value float64, exact, index int64, ref ReductionReference, tol float64) ReductionCheck {
 	switch {
 	case op == "argmin" || op == "argmax":
-		ok := index == ref.Index
-		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "index %d, want %d", index, ref.Index)}
+		// the index, and the value there (a NaN, or the same number with the same zero sign)
+		if index != ref.Index {
+			return ReductionCheck{Error: 1, Note: fmt.Sprintf("index %d, want %d", index, ref.Index)}
+		}
+		ok := (math.IsNaN(value) && math.IsNaN(ref.Extreme)) || (value == ref.Extreme && math.Signbit(value) == math.Signbit(ref.Extreme))
+		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "value %g at index %d, want %g", value, index, ref.Extreme)}
 	case op == "min" || op == "max":
 		ok := value == ref.Extreme || (math.IsNaN(value) && math.IsNaN(ref.Extreme))
 		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "got %g, want %g", value, ref.Extreme)}

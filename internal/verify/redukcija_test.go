@@ -38,6 +38,19 @@ func TestReductionReferenceAndCheck(t *testing.T) {
 	if c := CheckReduction("argmin", "float32", 5, -1, 0, 3, Reference("argmin", b, nil), 0); c.Pass {
 		t.Errorf("the second of two ties passed as argmin")
 	}
+	if c := CheckReduction("argmin", "float32", 5, -1, 0, 1, Reference("argmin", b, nil), 0); !c.Pass {
+		t.Errorf("argmin's right index and value rejected: %+v", c)
+	}
+	if c := CheckReduction("argmin", "float32", 5, 3, 0, 1, Reference("argmin", b, nil), 0); c.Pass {
+		t.Errorf("argmin's right index with another value passed")
+	}
+	zeros := []float64{0, math.Copysign(0, -1), 0}
+	if c := CheckReduction("argmax", "float32", 3, math.Copysign(0, -1), 0, 0, Reference("argmax", zeros, nil), 0); c.Pass {
+		t.Errorf("argmax's index 0 with -0.0 for the +0.0 there passed")
+	}
+	if c := CheckReduction("argmin", "float32", 6, -1, 0, 2, Reference("argmin", a, nil), 0); c.Pass {
+		t.Errorf("argmin's first NaN index with a number for its value passed")
+	}
 	if c := CheckReduction("min", "float32", 6, 3, 0, -1, Reference("min", a, nil), 0); c.Pass {
 		t.Errorf("a min that dropped the NaN passed")
 	}
