@@ -306,6 +306,21 @@ TEST(Redukcija, NormAndDotOfExtremeMagnitudes) {
                 }
 }
 
+// best's last block waits for the other blocks' partials, one a thread: grids of 2 to 129 blocks
+// (512 threads and 16 elements a thread where one round of loads covers n, as on the H100), with
+// partials of one word (float32 sum, min, max; int32 min, max) and two (int32 sums in int64, the
+// packed arg words).
+TEST(Redukcija, BestAtGridsOfTwoTo129Blocks) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    for (int64_t blocks : {2, 32, 33, 100, 128, 129})
+        for (int type : {TC_RED_FLOAT32, TC_RED_INT32}) {
+            const int64_t n = (blocks - 1) * 512 * 16 + 5;
+            const Input in = random_input(tc_redukcija_type(type), n, uint64_t(blocks + 31 * type));
+            for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_MIN, TC_RED_MAX, TC_RED_ARGMIN, TC_RED_ARGMAX}) check(best, in, op, 0);
+        }
+}
+
 TEST(Redukcija, Int32SumsPastTwoToThe31) {
     REQUIRE_GPU();
     const int64_t n = 4099;
