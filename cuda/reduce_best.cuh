@@ -8,7 +8,8 @@
 // round trip for the partials. Here the wait ends as the last partial lands.) The element map makes
 // norms (x^2), dots (x*y) and distances ((x-y)^2) sums of one stream; float32 inputs can
 // accumulate in float64, where no square or product of a finite float32 overflows (1e20^2) or
-// underflows (1e-41^2). Arg operators carry (value, index) pairs.
+// underflows (1e-41^2). Arg operators carry (value, index) pairs, packed in one 64-bit word where
+// every index fits 32 bits (arg_pack).
 #pragma once
 #include "common.cuh"
 #include "primitives.cuh"

@@ -282,16 +282,23 @@ TEST(Primitives, NanAndSignedZerosThroughABlock) {
 // argmin/argmax's warp keys (warp_arg_reduce): key(a) < key(b) exactly when a comes first by
 // value (a NaN before everything, then the smaller for argmin, the larger for argmax), and equal
 // keys exactly for equal values (-0.0 equals +0.0; any two NaNs), over specials and random bits.
-TEST(Primitives, ArgKeysOrderAsTheArgOperators) {
-    std::vector<float> xs = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-45f, -1e-45f, 1.17549435e-38f,
-                             -1.17549435e-38f, 3.4028235e38f, -3.4028235e38f, 1.0f, -1.0f, 5.0f};
-    std::mt19937 rng(7);
-    for (int i = 0; i < 2000; ++i) {  // random bit patterns: every exponent, subnormals and NaN payloads
+// kSpecialFloats, a negative NaN, the smallest normals, and `count` random bit patterns (every
+// exponent, subnormals and NaN payloads).
+static std::vector<float> special_and_random_floats(unsigned seed, int count) {
+    std::vector<float> xs = kSpecialFloats;
+    for (float f : {-NAN, 1.17549435e-38f, -1.17549435e-38f}) xs.push_back(f);
+    std::mt19937 rng(seed);
+    for (int i = 0; i < count; ++i) {
         const uint32_t b = rng();
         float f;
         std::memcpy(&f, &b, 4);
         xs.push_back(f);
     }
+    return xs;
+}
+
+TEST(Primitives, ArgKeysOrderAsTheArgOperators) {
+    const std::vector<float> xs = special_and_random_floats(7, 2000);
     for (float a : xs)
         for (float b : xs) {
             const bool na = std::isnan(a), nb = std::isnan(b);
@@ -407,18 +414,7 @@ void check_arg_words(const std::vector<V> &xs) {
 }
 
 TEST(Primitives, ArgPackedWordsOrderAsTheArgOperators) {
-    std::vector<float> xs = kSpecialFloats;
-    xs.push_back(-NAN);
-    xs.push_back(1.17549435e-38f);
-    xs.push_back(-1.17549435e-38f);
-    std::mt19937 rng(9);
-    for (int i = 0; i < 300; ++i) {  // random bit patterns: every exponent, subnormals and NaN payloads
-        const uint32_t b = rng();
-        float f;
-        std::memcpy(&f, &b, 4);
-        xs.push_back(f);
-    }
-    check_arg_words<float>(xs);
+    check_arg_words<float>(special_and_random_floats(9, 300));
     check_arg_words<int>({-2147483647 - 1, -5, -1, 0, 1, 7, 7, 2147483647, 2147483647});
 }
 
