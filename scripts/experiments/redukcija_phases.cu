@@ -47,7 +47,13 @@ void run_case(const char *name, const T *a, unsigned long long *stamps) {
     CK(cudaMalloc(&scratch, tc::best_scratch(kBlocks)));
     CK(cudaMemset(scratch, 0, tc::best_scratch(kBlocks)));
     CK(cudaMalloc(&result, sizeof(A)));
-    const auto launch = [&] { tc::reduce_best<T, A, Op, tc::IDENTITY><<<kBlocks, kThreads>>>(a, a, result, scratch, kN); };
+    // the instantiation the library runs at kN (argmin: the packed words, since the twelfth session)
+    const auto launch = [&] {
+        tc::with_narrow<T, Op>(kN, [&](auto narrow) {
+            tc::reduce_best<T, A, Op, tc::IDENTITY, decltype(narrow)::value><<<kBlocks, kThreads>>>(a, a, result, scratch, kN);
+            return 0;
+        });
+    };
     const float us = time_us(launch, 200, 20);
     std::vector<double> start_skew, last_start, last_elems, last_block, last_poll, last_end, others_stored, elems_max;
     std::vector<double> c_elems, c_block, c_poll, c_end;
