@@ -40,7 +40,7 @@ func command() cli.Command {
 		Program: gpu.Redukcija,
 		About: "reduction of a vector: -op sum|min|max|mean|norm|dot|argmin|argmax of -type float32|float64|int32 " +
 			"(random, or -a/-b .npy files), every reduction of the lectures, verified and timed. min/max/argmin/argmax " +
-			"propagate NaN; argmin/argmax give the lowest index among ties and among NaNs; int32 sums are exact (int64)",
+			"propagate NaN; argmin/argmax give the lowest index among ties and among NaNs, and the value there; int32 sums are exact (int64)",
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "r0",
