@@ -150,6 +150,12 @@ struct Running {
     }
 };
 
+template <typename Op>
+constexpr bool kArgOp = cuda::std::is_same<Op, ArgMin>::value || cuda::std::is_same<Op, ArgMax>::value;
+// Where the packed words below apply (with n < 2^32): arg operators on 4-byte values.
+template <typename T, typename Op>
+constexpr bool kPackable = kArgOp<Op> && sizeof(T) == 4;
+
 // Arg operators on 4-byte values where every index fits 32 bits (n < 2^32, so every index is
 // below the identity's 0xffffffff): a thread's winner travels as one 64-bit word, arg_key's order
 // above the index, so that the smallest word is the winner (the best value, then the lowest
@@ -186,8 +192,8 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     unsigned long long *const slots = reinterpret_cast<unsigned long long *>(scratch + kBestHeader);  // kWords a block
     constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
     struct alignas(16) Vec { T x[W]; };
-    constexpr bool kArg = cuda::std::is_same<Op, tc::ArgMin>::value || cuda::std::is_same<Op, tc::ArgMax>::value;
-    static_assert(!Narrow || (kArg && sizeof(T) == 4), "Narrow: arg operators on 4-byte values");
+    constexpr bool kArg = kArgOp<Op>;
+    static_assert(!Narrow || kPackable<T, Op>, "Narrow: arg operators on 4-byte values");
     // what the blocks reduce and store: A, or the packed arg word
     using P = cuda::std::conditional_t<Narrow, uint64_t, A>;
     using POp = cuda::std::conditional_t<Narrow, tc::Min, Op>;
@@ -391,7 +397,7 @@ inline int64_t best_depth(int64_t n, int blocks, int threads) {
 // on 4-byte values with n < 2^32.
 template <typename T, typename Op, typename F>
 auto with_narrow(int64_t n, F f) {
-    if constexpr ((cuda::std::is_same<Op, ArgMin>::value || cuda::std::is_same<Op, ArgMax>::value) && sizeof(T) == 4) {
+    if constexpr (kPackable<T, Op>) {
         if (n <= int64_t(0xffffffffu)) return f(cuda::std::true_type{});
     }
     return f(cuda::std::false_type{});

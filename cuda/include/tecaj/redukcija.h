@@ -3,9 +3,9 @@
  *
  * One semantics for every variant: min/max/argmin/argmax propagate NaN (any NaN gives NaN; the
  * lecture's fmin would drop it); argmin/argmax return the lowest index among equal values and
- * among NaNs (-0.0 equals +0.0 there), and the value at that index, bit for bit; min of all +Inf is +Inf; a sum of only -0.0 is -0.0;
- * int32 sums, norms and dots accumulate in int64 (exact; the result is int64); indices are
- * 64-bit. mean = sum / n; norm = sqrt(sum x^2); dot = sum a_i b_i. */
+ * among NaNs (-0.0 equals +0.0 there), and the value at that index, bit for bit; min of all +Inf
+ * is +Inf; a sum of only -0.0 is -0.0; int32 sums, norms and dots accumulate in int64 (exact; the
+ * result is int64); indices are 64-bit. mean = sum / n; norm = sqrt(sum x^2); dot = sum a_i b_i. */
 #ifndef TECAJ_REDUKCIJA_H
 #define TECAJ_REDUKCIJA_H
 #include "../tecaj.h"
