@@ -205,7 +205,7 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 
 // ---- best: one pass, decoupled look-back (Merrill & Garland 2016), deterministic --------------
 //
-// Beyond the lecture. A tile is 256 threads x 4 x ROWS elements (8192 or 16384: ROWS below),
+// Beyond the lecture. A tile is 256 threads x 4 x ROWS elements (7168, 8192 or 16384: ROWS below),
 // block b's tile b: blocks are dispatched in index order, so every tile a look-back waits for is
 // running or done (no deadlock; CUB's scans rely on the same order). Until the fourth session
 // a counter handed the tiles out, and every block waited for that atomic's round trip before its
@@ -235,19 +235,24 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // and readies the next run (epoch + 1, count 0). A look-back that spins too long (a bug, not a
 // state the design reaches) gives up rather than hang, and the result fails its check.
 // Rows of 128 a warp: 16 (tiles of 16384) for large plain scans, where fewer tiles mean fewer
-// look-backs a byte; 8 (8192) for segmented scans (pairs take twice the registers) and for n
-// too small to give every SM a few tiles of 16384.
+// look-backs a byte; 8 (8192) for n too small to give every SM a few tiles of 16384; 7 (7168)
+// for segmented scans (pairs take more registers: see best_blocks_per_sm).
 constexpr int kBestThreads = 256;
 constexpr int64_t kBestLarge = int64_t(1) << 23;
-__host__ __device__ constexpr int best_rows(bool segmented, int64_t n) { return segmented || n < kBestLarge ? 8 : 16; }
+constexpr int kBestSegRows = 7;
+__host__ __device__ constexpr int best_rows(bool segmented, int64_t n) {
+    return segmented ? kBestSegRows : n < kBestLarge ? 8 : 16;
+}
 __host__ __device__ constexpr int64_t best_tile(int rows) { return int64_t(kBestThreads) * 4 * rows; }
 // The blocks an SM each tile kind is built for (its launch bounds), which also sets how far
-// ahead its prefetch reads (half of it times the SMs). Segmented tiles (8192: pairs) are held to
-// 80 registers, three blocks an SM instead of two (94-111 registers left them two): half again
-// the bytes in flight an SM, and a third block to load while the others scan, look back and
-// store. Plain tiles of 16384: two (at most 128 registers). Plain tiles of 8192 (below 2^23,
-// no prefetch): no bound (an explicit one raised their registers by 7-12).
-__host__ __device__ constexpr int best_blocks_per_sm(bool segmented, int rows) { return segmented ? 3 : rows == 16 ? 2 : 0; }
+// ahead its prefetch reads (half of it times the SMs). Segmented tiles (7168: pairs) are held to
+// 64 registers, four blocks an SM: more blocks to load while the others scan, look back and
+// store pay more than the look-backs of more tiles cost. Measured at 2^28 (int32, mixed
+// lengths; rows x blocks an SM, us): 8 x 3 936, 7 x 4 910 (16 bytes spilled), 6 x 4 917, 5 x 4
+// 960, 8 x 2 1085, 8 x 4 970 (56 bytes spilled), 12 x 2 985, 16 x 2 962 (BENCHMARKS, thirteenth
+// session). Plain tiles of 16384: two (at most 128 registers). Plain tiles of 8192 (below
+// 2^23, no prefetch): no bound (an explicit one raised their registers by 7-12).
+__host__ __device__ constexpr int best_blocks_per_sm(bool segmented, int rows) { return segmented ? 4 : rows == 16 ? 2 : 0; }
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
@@ -698,8 +703,8 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         uint64_t *groups = L.take<uint64_t>(tc::ceil_div(tiles, 32));
 #define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, groups, tiles)))
         if (p.segmented) {
-            if (excl) TC_BEST(true, true, 8);
-            else TC_BEST(false, true, 8);
+            if (excl) TC_BEST(true, true, kBestSegRows);
+            else TC_BEST(false, true, kBestSegRows);
         } else if (rows == 8) {
             if (excl) TC_BEST(true, false, 8);
             else TC_BEST(false, false, 8);
@@ -771,8 +776,8 @@ const tc_kernel kseg[] = {TC_SCAN_TYPES(TC_K_SEG, ""), tc::kernel("seg_pack<u32>
         tc::kernel("scan_best<" N ",excl,8>", scan_best<T, Op, true, false, 8>),                                     \
         tc::kernel("scan_best<" N ",incl,16>", scan_best<T, Op, false, false, 16>),                                  \
         tc::kernel("scan_best<" N ",excl,16>", scan_best<T, Op, true, false, 16>),                                   \
-        tc::kernel("scan_best<" N ",seg,incl,8>", scan_best<T, Op, false, true, 8>),                                 \
-        tc::kernel("scan_best<" N ",seg,excl,8>", scan_best<T, Op, true, true, 8>)
+        tc::kernel("scan_best<" N ",seg,incl,7>", scan_best<T, Op, false, true, kBestSegRows>),                      \
+        tc::kernel("scan_best<" N ",seg,excl,7>", scan_best<T, Op, true, true, kBestSegRows>)
 const tc_kernel kbest[] = {TC_SCAN_TYPES(TC_K_BEST, "")};
 
 const char *const kAny = "any n; plain (seg: segmented)";
@@ -789,7 +794,7 @@ const tc_variant variants[VARIANTS] = {
      kAny, "read n, write n (+ a second read and write of out)", 0, TC_KERNELS(kco)},
     {"seg", "segmented: (value, head flag) pairs with the lecture's operator, over the grid scan",
      "any n; segmented only (-seglen or -flags)", "read n + n flags, write n", TC_OWN_GRID, TC_KERNELS(kseg)},
-    {"best", "one pass: decoupled look-back, 32 or 64 elements a thread in 16-byte loads, the look-back by groups of 32 tiles (each prefix one fixed expression: deterministic)",
+    {"best", "one pass: decoupled look-back, 32 or 64 elements a thread (segmented: 28) in 16-byte loads, the look-back by groups of 32 tiles (each prefix one fixed expression: deterministic)",
      "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID,
      TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceScan; segments: keys from a scan of the flags, then ScanByKey (timed whole)",

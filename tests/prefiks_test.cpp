@@ -216,14 +216,16 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
 // best's prefix of a tile is one fixed expression (a warp scan within its group of 32 tiles, a
 // left fold of the group totals before): the same bits every run, whichever group word a tile's
 // look-back stopped at (plain and segmented); the tiles just past a tile boundary (4096 elements,
-// and 8192), one whole group of 32 tiles and a group of one tile after it (32 x 8192, + 1),
+// 8192, and the segmented 7168), one whole group of 32 tiles and a group of one tile after it
+// (32 x 8192, + 1; 32 x 7168, + 1),
 // views that are not 16-byte aligned (the scalar path), and 2^28 + 1.
 // 2^23 - 5: the most tiles of 8192 (1024, about three resident waves), whose look-backs can
 // walk far enough to fill their stack of aggregates and wait (the 2^20 sizes make 129 tiles).
 TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     REQUIRE_GPU();
     const int best = find("best");
-    for (int64_t n : up_to_max_n({4095, 4096, 4097, 8193, 3 * 4096 + 5, 32 * 8192, 32 * 8192 + 1, (1 << 23) - 5, (1 << 23) + 16385})) {
+    for (int64_t n : up_to_max_n({4095, 4096, 4097, 7167, 7168, 7169, 8193, 3 * 4096 + 5, 32 * 7168, 32 * 7168 + 1, 32 * 8192,
+                                   32 * 8192 + 1, (1 << 23) - 5, (1 << 23) + 16385})) {
         const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
         for (int shift : {0, 1, 2}) {
             check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0, shift}, in, {});
@@ -274,6 +276,8 @@ TEST(Prefiks, DomainsWithoutGPU) {
     EXPECT_EQ(p.launch.blocks, 4096);
     EXPECT_GT(tc_prefiks_tolerance(&p, 1.0), 0.0);
     EXPECT_EQ(TC_OK, plan("best", 1000, true));
+    ASSERT_EQ(TC_OK, plan("best", (1 << 20) + 1, true));
+    EXPECT_EQ(p.launch.blocks, 147);  // segmented tiles of 7168
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1000, false, 512));
     ASSERT_EQ(TC_OK, plan("best", (1 << 20) + 1, false));
     EXPECT_EQ(p.launch.blocks, 129);  // tiles of 8192 (16384 from 2^23)
