@@ -496,7 +496,8 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     // DRAM idle in the copy's terms. Half a wave is half a block's lifetime (about 6 us at 2^28)
     // of lead over the reads it replaces, with half a wave's bytes waiting in L2 for the stores
     // to push out. Measured at 2^28 on the H100 in half-SM steps: plain 806 us a whole wave ahead,
-    // 744 half a wave, 752 a quarter or three quarters; segmented 996 a wave, 944 half, 976 a third.
+    // 744 half a wave, 752 a quarter or three quarters; segmented (8 x 3 tiles) 996 a wave, 944 half,
+    // 976 a third. (Four segmented blocks an SM keep half a wave: not swept again.)
     // Tiles of 16384 and segmented tiles (best_blocks_per_sm): the large sizes.
     if constexpr (ROWS == 16 || SEG) {
         const int64_t ahead = tile + best_blocks_per_sm(SEG, ROWS) * int64_t(sm_count()) / 2;
