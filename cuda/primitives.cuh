@@ -162,6 +162,18 @@ __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
     return {__shfl_xor_sync(kFullWarp, v.value, offset), __shfl_xor_sync(kFullWarp, v.index, offset)};
 }
 
+// float32 bits as an unsigned word in the numbers' order (-Inf ... -0.0, +0.0 ... +Inf; a NaN
+// by its sign bit, below -Inf or above +Inf), and back: the arg operators' keys (arg_key,
+// arg_unpack). urejanje's to_ordered/from_ordered write the same two lines out; calling these
+// instead changes urejanje's machine code (its scheduling), so that waits for a GPU run of
+// urejanje's tests.
+__host__ __device__ __forceinline__ uint32_t float_order(uint32_t bits) {
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+__host__ __device__ __forceinline__ uint32_t float_from_order(uint32_t word) {
+    return (word & 0x80000000u) ? (word & 0x7fffffffu) : ~word;
+}
+
 // argmin/argmax of a warp's pairs with 4-byte values by the warp's min-reduction instruction
 // (__reduce_min_sync, sm_80+) instead of five rounds of three shuffles and a pair compare: the
 // value as an unsigned key that orders as the operator does (a NaN first, -0.0 as +0.0, the
@@ -176,7 +188,7 @@ __host__ __device__ __forceinline__ uint32_t arg_key(V x) {
         const float z = x + 0.0f;  // -0.0 + 0.0 is +0.0
         uint32_t b;
         memcpy(&b, &z, 4);
-        u = (b & 0x80000000u) ? ~b : (b | 0x80000000u);  // ascending with the value; -Inf above 0
+        u = float_order(b);  // ascending with the value; -Inf above 0
     } else {
         u = uint32_t(x) ^ 0x80000000u;
     }

@@ -174,7 +174,7 @@ __host__ __device__ __forceinline__ KeyValue<T> arg_unpack(uint64_t word, const 
     const int64_t index = int64_t(uint32_t(word));
     T value;
     if constexpr (cuda::std::is_floating_point<T>::value) {
-        const uint32_t bits = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+        const uint32_t bits = float_from_order(u);
         memcpy(&value, &bits, 4);
         if (key == 0u || value == T(0)) value = a[index];  // a NaN (its payload), a zero (its sign)
     } else {
