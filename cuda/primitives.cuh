@@ -164,9 +164,9 @@ __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
 
 // float32 bits as an unsigned word in the numbers' order (-Inf ... -0.0, +0.0 ... +Inf; a NaN
 // by its sign bit, below -Inf or above +Inf), and back: the arg operators' keys (arg_key,
-// arg_unpack). urejanje's to_ordered/from_ordered write the same two lines out; calling these
-// instead changes urejanje's machine code (its scheduling), so that waits for a GPU run of
-// urejanje's tests.
+// arg_unpack). urejanje's to_ordered/from_ordered write the same two lines out: calling these
+// instead passed urejanje's tests but rescheduled its block sort (16 more instructions in
+// bitonic_block) and cost best 1.5 us of 32 (4.7%) at 2^14 keys (BENCHMARKS, fourteenth session).
 __host__ __device__ __forceinline__ uint32_t float_order(uint32_t bits) {
     return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }
