@@ -240,6 +240,7 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 constexpr int kBestThreads = 256;
 constexpr int64_t kBestLarge = int64_t(1) << 23;
 constexpr int kBestSegRows = 7;
+static_assert(kBestSegRows == 7, "kbest's kernel names and best's description spell the segmented rows out (7; 28 elements a thread)");
 __host__ __device__ constexpr int best_rows(bool segmented, int64_t n) {
     return segmented ? kBestSegRows : n < kBestLarge ? 8 : 16;
 }
