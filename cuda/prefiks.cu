@@ -239,8 +239,11 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // for segmented scans (pairs take more registers: see best_blocks_per_sm).
 constexpr int kBestThreads = 256;
 constexpr int64_t kBestLarge = int64_t(1) << 23;
-constexpr int kBestSegRows = 7;
-static_assert(kBestSegRows == 7, "kbest's kernel names and best's description spell the segmented rows out (7; 28 elements a thread)");
+// the segmented rows, one token: kbest's kernel names and best's description spell it (TC_XSTR)
+#define TC_BEST_SEG_ROWS 7
+#define TC_STR(x) #x
+#define TC_XSTR(x) TC_STR(x)
+constexpr int kBestSegRows = TC_BEST_SEG_ROWS;
 __host__ __device__ constexpr int best_rows(bool segmented, int64_t n) {
     return segmented ? kBestSegRows : n < kBestLarge ? 8 : 16;
 }
@@ -778,8 +781,8 @@ const tc_kernel kseg[] = {TC_SCAN_TYPES(TC_K_SEG, ""), tc::kernel("seg_pack<u32>
         tc::kernel("scan_best<" N ",excl,8>", scan_best<T, Op, true, false, 8>),                                     \
         tc::kernel("scan_best<" N ",incl,16>", scan_best<T, Op, false, false, 16>),                                  \
         tc::kernel("scan_best<" N ",excl,16>", scan_best<T, Op, true, false, 16>),                                   \
-        tc::kernel("scan_best<" N ",seg,incl,7>", scan_best<T, Op, false, true, kBestSegRows>),                      \
-        tc::kernel("scan_best<" N ",seg,excl,7>", scan_best<T, Op, true, true, kBestSegRows>)
+        tc::kernel("scan_best<" N ",seg,incl," TC_XSTR(TC_BEST_SEG_ROWS) ">", scan_best<T, Op, false, true, kBestSegRows>), \
+        tc::kernel("scan_best<" N ",seg,excl," TC_XSTR(TC_BEST_SEG_ROWS) ">", scan_best<T, Op, true, true, kBestSegRows>)
 const tc_kernel kbest[] = {TC_SCAN_TYPES(TC_K_BEST, "")};
 
 const char *const kAny = "any n; plain (seg: segmented)";
@@ -796,7 +799,7 @@ const tc_variant variants[VARIANTS] = {
      kAny, "read n, write n (+ a second read and write of out)", 0, TC_KERNELS(kco)},
     {"seg", "segmented: (value, head flag) pairs with the lecture's operator, over the grid scan",
      "any n; segmented only (-seglen or -flags)", "read n + n flags, write n", TC_OWN_GRID, TC_KERNELS(kseg)},
-    {"best", "one pass: decoupled look-back, 32 or 64 elements a thread (segmented: 28) in 16-byte loads, the look-back by groups of 32 tiles (each prefix one fixed expression: deterministic)",
+    {"best", "one pass: decoupled look-back, 32 or 64 elements a thread (segmented: 4 x " TC_XSTR(TC_BEST_SEG_ROWS) ") in 16-byte loads, the look-back by groups of 32 tiles (each prefix one fixed expression: deterministic)",
      "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID,
      TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceScan; segments: keys from a scan of the flags, then ScanByKey (timed whole)",
