@@ -366,7 +366,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 		return row, err
 	}
 	out := s.host.Floats
-	d2h, err := timer.Milliseconds(func() error { return s.dout.Download(out) })
+	d2h, err := cli.TimeCopy(timer, func() error { return s.dout.Download(out) })
 	if err != nil {
 		return row, err
 	}

@@ -92,7 +92,7 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 		return row, err
 	}
 	host := s.hostOut.Floats[:pl.OutCount]
-	d2h, err := timer.Milliseconds(func() error { return s.out.Download(host) })
+	d2h, err := cli.TimeCopy(timer, func() error { return s.out.Download(host) })
 	if err != nil {
 		return row, err
 	}

@@ -111,7 +111,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 	if err := cli.LaunchOnce("razlika "+pl.Variant.Name, run); err != nil {
 		return row, err
 	}
-	d2h, err := timer.Milliseconds(func() error { return s.dc.Download(s.c.Floats) })
+	d2h, err := cli.TimeCopy(timer, func() error { return s.dc.Download(s.c.Floats) })
 	if err != nil {
 		return row, err
 	}

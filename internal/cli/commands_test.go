@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"tecaj/internal/cli"
 	"tecaj/internal/cli/clitest"
 	"tecaj/internal/gpu"
 )
@@ -189,6 +191,33 @@ func TestOnGPU(t *testing.T) {
 					t.Errorf("%s -info does not list %s's kernel %s", name, v.Name, k)
 				}
 			}
+		}
+	}
+}
+
+// A row's d2h: five copies where one takes under a millisecond, and their median; one copy
+// where it takes longer. (A host wait inside the events stands in for a copy's time.)
+func TestTimeCopyTakesTheMedianOfQuickCopies(t *testing.T) {
+	if reason := clitest.NoGPU(); reason != "" {
+		t.Skip("no usable GPU: " + reason)
+	}
+	timer, err := gpu.NewTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Free()
+	for _, c := range []struct {
+		wait  time.Duration
+		calls int
+	}{{0, 5}, {3 * time.Millisecond, 1}} {
+		calls := 0
+		ms, err := cli.TimeCopy(timer, func() error {
+			calls++
+			time.Sleep(c.wait)
+			return nil
+		})
+		if err != nil || calls != c.calls || ms < float64(c.wait)/1e6 {
+			t.Errorf("a copy of %v: %d calls, %.3f ms (%v); want %d calls, at least the wait", c.wait, calls, ms, err, c.calls)
 		}
 	}
 }
