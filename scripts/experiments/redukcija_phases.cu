@@ -1,5 +1,5 @@
 // Scratch experiment (not part of the product): where the reduce engine's time goes at 10^6, phase
-// by phase, for sum, max, argmin float32 and argmin int32 (argmin f32 takes 0.3 us more than
+// by phase, for sum, max, argmin float32 and argmin int32, razdalja's distance and the dot (argmin f32 takes 0.3 us more than
 // int32 and 0.6 more than sum, and the tenth and eleventh sessions could not say where).
 // reduce_best's TC_BEST_PHASE hooks (0 start, 1 the thread's elements done, 2 the block's
 // reduction done, 3 the partial stored or, in the last block, every partial read, 4 the result
@@ -40,8 +40,8 @@ __global__ void timer_step(unsigned long long *out) {
 constexpr int kBlocks = 123, kThreads = 512;
 constexpr int64_t kN = 1000000;
 
-template <typename T, typename A, typename Op>
-void run_case(const char *name, const T *a, unsigned long long *stamps) {
+template <typename T, typename A, typename Op, tc::Map M = tc::IDENTITY>
+void run_case(const char *name, const T *a, unsigned long long *stamps, const T *b = nullptr) {
     unsigned char *scratch;
     A *result;
     CK(cudaMalloc(&scratch, tc::best_scratch(kBlocks)));
@@ -50,7 +50,7 @@ void run_case(const char *name, const T *a, unsigned long long *stamps) {
     // the instantiation the library runs at kN (argmin: the packed words, since the twelfth session)
     const auto launch = [&] {
         tc::with_narrow<T, Op>(kN, [&](auto narrow) {
-            tc::reduce_best<T, A, Op, tc::IDENTITY, decltype(narrow)::value><<<kBlocks, kThreads>>>(a, a, result, scratch, kN);
+            tc::reduce_best<T, A, Op, M, decltype(narrow)::value><<<kBlocks, kThreads>>>(a, b ? b : a, result, scratch, kN);
             return 0;
         });
     };
@@ -107,9 +107,11 @@ int main() {
     std::vector<int> i(kN);
     for (auto &x : f) x = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
     for (auto &x : i) x = int(rng() % 2001) - 1000;
-    float *df;
+    float *df, *dg;
     int *di;
     CK(cudaMalloc(&df, kN * 4));
+    CK(cudaMalloc(&dg, kN * 4));
+    CK(cudaMemcpy(dg, f.data() + 1, (kN - 1) * 4, cudaMemcpyHostToDevice));
     CK(cudaMalloc(&di, kN * 4));
     CK(cudaMemcpy(df, f.data(), kN * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(di, i.data(), kN * 4, cudaMemcpyHostToDevice));
@@ -118,6 +120,10 @@ int main() {
         run_case<float, float, tc::Max>("max f32", df, stamps);
         run_case<float, tc::KeyValue<float>, tc::ArgMin>("argmin f32", df, stamps);
         run_case<int, tc::KeyValue<int>, tc::ArgMin>("argmin i32", di, stamps);
+        // razdalja's map: (a-b)^2 accumulated in float32, in float64, and the dot in float64
+        run_case<float, float, tc::Sum, tc::DIFF_SQUARE>("dist f32", df, stamps, dg);
+        run_case<float, double, tc::Sum, tc::DIFF_SQUARE>("dist f64", df, stamps, dg);
+        run_case<float, double, tc::Sum, tc::PRODUCT>("dot f64", df, stamps, dg);
     }
     // the timer's step: the smallest change of %globaltimer seen by one thread
     unsigned long long *step, h[2];
