@@ -7,33 +7,10 @@
 //   bash scripts/experiments/run.sh l2read
 #include <cstdio>
 
+#include "reads.cuh"
 #include "timing.cuh"
 
 __global__ void empty_kernel() {}
-
-// K: 16-byte loads in flight a thread an array (a grid-stride loop of rounds of K)
-template <int K, bool TWO>
-__global__ void read_sum(const float4 *a, const float4 *b, float *out, int64_t vectors) {
-    const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
-    float s = 0.0f;
-    for (int64_t v = tid; v < vectors; v += K * threads) {
-        float4 x[K], y[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-            if (v + k * threads < vectors) {
-                x[k] = a[v + k * threads];
-                if (TWO) y[k] = b[v + k * threads];
-            } else {
-                x[k] = y[k] = make_float4(0, 0, 0, 0);
-            }
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            s += x[k].x + x[k].y + x[k].z + x[k].w;
-            if (TWO) s += y[k].x + y[k].y + y[k].z + y[k].w;
-        }
-    }
-    if (s == 1.2345e-30f) out[0] = s;
-}
 
 template <int K, bool TWO>
 void row(const float4 *a, const float4 *b, float *out, int64_t n, int blocks, int threads) {

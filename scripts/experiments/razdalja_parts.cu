@@ -11,24 +11,9 @@
 #include <random>
 #include <vector>
 
+#include "reads.cuh"
 #include "reduce_best.cuh"
 #include "timing.cuh"
-
-template <int K>
-__global__ void read_two(const float4 *a, const float4 *b, float *out, int64_t vectors) {
-    const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
-    float s = 0.0f;
-    for (int64_t v = tid; v < vectors; v += K * threads) {
-        float4 x[K], y[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-            if (v + k * threads < vectors) x[k] = a[v + k * threads], y[k] = b[v + k * threads];
-            else x[k] = y[k] = make_float4(0, 0, 0, 0);
-#pragma unroll
-        for (int k = 0; k < K; ++k) s += (x[k].x - y[k].x) + (x[k].y - y[k].y) + (x[k].z - y[k].z) + (x[k].w - y[k].w);
-    }
-    if (s == 1.2345e-30f) out[0] = s;
-}
 
 namespace ptx = cuda::ptx;
 
@@ -126,7 +111,7 @@ int main() {
             const float p64 = time_us([&] { tc::reduce_best<float, double, tc::Sum, tc::PRODUCT><<<g, t>>>(a, b, out, sc[3], n); }, 200);
             double p64v;
             CK(cudaMemcpy(&p64v, out, 8, cudaMemcpyDeviceToHost));
-            const float bare = time_us([&] { read_two<4><<<g, t>>>((const float4 *)a, (const float4 *)b, (float *)out, n / 4); }, 200);
+            const float bare = time_us([&] { read_sum<4, true><<<g, t>>>((const float4 *)a, (const float4 *)b, (float *)out, n / 4); }, 200);
             const size_t smem = 8 * size_t(((n + g - 1) / g + 3) / 4 * 4);
             CK(cudaFuncSetAttribute(bulk_two<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
             CK(cudaFuncSetAttribute(bulk_two<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
