@@ -1,28 +1,41 @@
 // The shared part of the C ABI: program handles, the argument check every plan makes first,
-// kernel attributes, the timing delay and status texts. Nothing here names a program.
+// kernel attributes, the timing gate and status texts. Nothing here names a program.
 #include "common.cuh"
 #include <cstring>
+#include <cuda/atomic>
 
 namespace {
 
-// Busy-waits on the device clock. Timing a short kernel between two events on an idle stream
-// would also time the host's launch of it (the start event fires at once, the kernel arrives
-// microseconds later); a delay queued first keeps the stream busy until the launch is queued.
-__global__ void delay_kernel(unsigned long long ns) {
+// The timing gate. Timing a short kernel between two events on an idle stream would also time
+// the host's launch of it (the start event fires at once, the kernel arrives microseconds
+// later). A kernel queued first keeps the stream busy while the host queues the start event, the
+// work and the stop event: for at least min_ns (the device's state before a timed run is the same
+// every run), and until the host opens the gate (gate[0], host memory mapped for the device) once
+// it has queued all of it, so that a host that is late (descheduled, or stalled in the driver)
+// cannot stretch the time between the events (a fixed delay of 50 us let any longer stall into
+// the time). After max_ns it stops waiting and says so in gate[1].
+__global__ void gate_kernel(unsigned *gate, unsigned long long min_ns, unsigned long long max_ns) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_system> open(gate[0]);
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        __nanosleep(1000);
+    for (;;) {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < ns);
+        if (now - start >= min_ns && open.load(cuda::memory_order_relaxed) != 0u) return;
+        if (now - start >= max_ns) {
+            cuda::atomic_ref<unsigned, cuda::thread_scope_system>(gate[1]).store(1u, cuda::memory_order_relaxed);
+            return;
+        }
+        __nanosleep(1000);
+    }
 }
 
 }  // namespace
 
 extern "C" {
 
-tc_status tc_stream_delay(unsigned microseconds, cudaStream_t stream) {
-    delay_kernel<<<1, 1, 0, stream>>>(1000ull * microseconds);
+tc_status tc_stream_gate(unsigned *gate, unsigned min_microseconds, unsigned max_microseconds, cudaStream_t stream) {
+    if (!gate || max_microseconds < min_microseconds) return TC_BAD_ARGUMENT;
+    gate_kernel<<<1, 1, 0, stream>>>(gate, 1000ull * min_microseconds, 1000ull * max_microseconds);
     TC_LAUNCHED();
     return TC_OK;
 }

@@ -127,9 +127,13 @@ typedef struct {
 tc_status tc_check_request(const tc_program *program, const tc_request *request, const tc_device *device,
                            int default_threads, tc_launch *out);
 
-/* Keeps the stream busy for the given time: queued before a timing event, it lets the event
- * time the work that follows on the device rather than the host's launch of it. */
-tc_status tc_stream_delay(unsigned microseconds, cudaStream_t stream);
+/* The timing gate: keeps the stream busy for at least min_microseconds and until the host writes
+ * a nonzero word to gate[0], so that the work queued behind it (a start event, the timed work, a
+ * stop event) starts only once the host has queued all of it, and the events time the device's
+ * work rather than the host's launches, however late they come. gate: two words of host memory
+ * mapped for the device (cudaHostAllocMapped), both zero when queued. After max_microseconds the
+ * gate stops waiting and writes 1 to gate[1] (the host then knows the time is not the work's). */
+tc_status tc_stream_gate(unsigned *gate, unsigned min_microseconds, unsigned max_microseconds, cudaStream_t stream);
 
 /* Names and texts for any tc_status. */
 const char *tc_status_name(tc_status s);

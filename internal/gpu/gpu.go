@@ -20,6 +20,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -273,10 +274,14 @@ func (h *Host) Free() {
 	}
 }
 
-// Timer times device work with a pair of CUDA events on the default stream.
-type Timer struct{ start, stop C.cudaEvent_t }
+// Timer times device work with a pair of CUDA events on the default stream; gate is the timing
+// gate's two words (tc_stream_gate), host memory mapped for the device.
+type Timer struct {
+	start, stop C.cudaEvent_t
+	gate        *[2]uint32
+}
 
-// NewTimer creates the events.
+// NewTimer creates the events and the gate.
 func NewTimer() (*Timer, error) {
 	t := &Timer{}
 	if err := cuda("creating an event", C.cudaEventCreate(&t.start)); err != nil {
@@ -286,20 +291,37 @@ func NewTimer() (*Timer, error) {
 		C.cudaEventDestroy(t.start)
 		return nil, err
 	}
+	var p unsafe.Pointer
+	if err := cuda("allocating the timing gate", C.cudaHostAlloc(&p, 8, C.cudaHostAllocMapped)); err != nil {
+		C.cudaEventDestroy(t.start)
+		C.cudaEventDestroy(t.stop)
+		return nil, err
+	}
+	t.gate = (*[2]uint32)(p)
 	return t, nil
 }
 
-// Free destroys the events.
+// Free destroys the events and the gate.
 func (t *Timer) Free() {
 	if t != nil {
 		C.cudaEventDestroy(t.start)
 		C.cudaEventDestroy(t.stop)
+		if t.gate != nil {
+			C.cudaFreeHost(unsafe.Pointer(t.gate))
+			t.gate = nil
+		}
 	}
 }
 
 // Milliseconds runs fn between the two events and returns the device time it took; fn's
 // launches are checked and the device synchronised.
 func (t *Timer) Milliseconds(fn func() error) (float64, error) {
+	return t.between(fn, func() {})
+}
+
+// between queues the start event, fn's work and the stop event, calls queued(), then waits for
+// the stop event and returns the time between the events.
+func (t *Timer) between(fn func() error, queued func()) (float64, error) {
 	if err := cuda("recording an event", C.cudaEventRecord(t.start, nil)); err != nil {
 		return 0, err
 	}
@@ -309,6 +331,7 @@ func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 	if err := cuda("recording an event", C.cudaEventRecord(t.stop, nil)); err != nil {
 		return 0, err
 	}
+	queued()
 	if err := cuda("waiting for the timed work", C.cudaEventSynchronize(t.stop)); err != nil {
 		return 0, err
 	}
@@ -319,25 +342,59 @@ func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 	return float64(ms), nil
 }
 
+// The timing gate's hold before each timed run (the device's state before it, the same every
+// run) and the longest it waits for the host (a run that waits for the device inside it would
+// otherwise never start).
+const (
+	gateMinMicroseconds = 50
+	gateMaxMicroseconds = 100_000
+	gateTries           = 3
+)
+
 // Repeat times fn reps times after one warm-up run and returns every time in milliseconds.
-// Each run is queued behind a short device-side delay, so that its time is the device's work
-// and not the host's launch latency (which would dominate kernels of a few microseconds).
+// Each run is queued behind the timing gate (tc_stream_gate), which the host opens only once
+// the run and its stop event are queued: the time is the device's work, never the host's
+// launches, however late they come (a launch takes microseconds, as long as the kernels of a
+// small input). A run the gate stopped waiting for (the host later than 100 ms) is timed again,
+// up to three tries.
 func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
 	if _, err := t.Milliseconds(fn); err != nil {
 		return nil, err
 	}
 	times := make([]float64, reps)
 	for i := range times {
-		if err := check("queueing a delay", C.tc_stream_delay(50, nil)); err != nil {
-			return nil, err
+		for try := 1; ; try++ {
+			ms, late, err := t.gated(fn)
+			if err != nil {
+				return nil, err
+			}
+			if !late {
+				times[i] = ms
+				break
+			}
+			if try == gateTries {
+				return nil, fmt.Errorf("timing a run: the host queued it more than %d ms after its gate, %d times "+
+					"(does the run wait for the device?)", gateMaxMicroseconds/1000, gateTries)
+			}
 		}
-		ms, err := t.Milliseconds(fn)
-		if err != nil {
-			return nil, err
-		}
-		times[i] = ms
 	}
 	return times, nil
+}
+
+// gated times fn behind the gate: the gate, the start event, fn, the stop event, and then the
+// gate opens (on an error too, so that it does not wait out its limit). late: the gate stopped
+// waiting before it opened.
+func (t *Timer) gated(fn func() error) (ms float64, late bool, err error) {
+	atomic.StoreUint32(&t.gate[0], 0)
+	atomic.StoreUint32(&t.gate[1], 0)
+	if err := check("queueing the timing gate", C.tc_stream_gate((*C.uint)(unsafe.Pointer(&t.gate[0])), gateMinMicroseconds,
+		gateMaxMicroseconds, nil)); err != nil {
+		return 0, false, err
+	}
+	open := func() { atomic.StoreUint32(&t.gate[0], 1) }
+	defer open()
+	ms, err = t.between(fn, open)
+	return ms, atomic.LoadUint32(&t.gate[1]) != 0, err
 }
 
 // CopyTimes times device-to-device copies of `bytes` between two fresh buffers (the bandwidth

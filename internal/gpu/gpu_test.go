@@ -2,7 +2,9 @@ package gpu
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"tecaj/internal/verify"
 )
@@ -106,4 +108,53 @@ func firstError(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// The timing gate keeps the host's lateness out of a timed run: a run that queues a small copy
+// and then sleeps 2 ms on the host before its stop event is queued times the copy (a few
+// microseconds), where a fixed delay of 50 us in front of it timed the sleep.
+func TestRepeatLeavesTheHostsLatenessOut(t *testing.T) {
+	openOrSkip(t)
+	timer, err := NewTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Free()
+	src, dst := upload(t, make([]float32, 1024), false), upload(t, make([]float32, 1024), false)
+	defer src.Free()
+	defer dst.Free()
+	times, err := timer.Repeat(5, func() error {
+		if err := dst.CopyFrom(src, 4096); err != nil {
+			return err
+		}
+		time.Sleep(2 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ms := range times {
+		if ms <= 0 || ms > 0.5 {
+			t.Errorf("a 4 KB copy behind a 2 ms host sleep timed %.4f ms (times %v); want the copy's, under 0.5 ms", ms, times)
+		}
+	}
+}
+
+// A run that waits for the device inside it would hold its own gate shut: the gate gives up
+// after its limit, the run is timed again, and after three tries Repeat says why.
+func TestRepeatRefusesARunThatWaitsForTheDevice(t *testing.T) {
+	openOrSkip(t)
+	timer, err := NewTimer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Free()
+	runs := 0
+	_, err = timer.Repeat(1, func() error {
+		runs++
+		return Synchronize("waiting inside a timed run")
+	})
+	if err == nil || !strings.Contains(err.Error(), "gate") || runs != 1+gateTries {
+		t.Errorf("Repeat of a run that waits for the device: %v after %d runs; want the gate's error after %d", err, runs, 1+gateTries)
+	}
 }
