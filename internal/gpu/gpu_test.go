@@ -110,15 +110,21 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// The timing gate keeps the host's lateness out of a timed run: a run that queues a small copy
-// and then sleeps 2 ms on the host before its stop event is queued times the copy (a few
-// microseconds), where a fixed delay of 50 us in front of it timed the sleep.
-func TestRepeatLeavesTheHostsLatenessOut(t *testing.T) {
+func timerOrSkip(t *testing.T) *Timer {
+	t.Helper()
 	openOrSkip(t)
 	timer, err := NewTimer()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return timer
+}
+
+// The timing gate keeps the host's lateness out of a timed run: a run that queues a small copy
+// and then sleeps 2 ms on the host before its stop event is queued times the copy (a few
+// microseconds), where a fixed delay of 50 us in front of it timed the sleep.
+func TestRepeatLeavesTheHostsLatenessOut(t *testing.T) {
+	timer := timerOrSkip(t)
 	defer timer.Free()
 	src, dst := upload(t, make([]float32, 1024), false), upload(t, make([]float32, 1024), false)
 	defer src.Free()
@@ -143,14 +149,10 @@ func TestRepeatLeavesTheHostsLatenessOut(t *testing.T) {
 // A run that waits for the device inside it would hold its own gate shut: the gate gives up
 // after its limit, the run is timed again, and after three tries Repeat says why.
 func TestRepeatRefusesARunThatWaitsForTheDevice(t *testing.T) {
-	openOrSkip(t)
-	timer, err := NewTimer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	timer := timerOrSkip(t)
 	defer timer.Free()
 	runs := 0
-	_, err = timer.Repeat(1, func() error {
+	_, err := timer.Repeat(1, func() error {
 		runs++
 		return Synchronize("waiting inside a timed run")
 	})
