@@ -175,7 +175,7 @@ __host__ __device__ __forceinline__ uint32_t float_from_order(uint32_t word) {
 }
 
 // argmin/argmax of a warp's pairs with 4-byte values by the warp's min-reduction instruction
-// (__reduce_min_sync, sm_80+) instead of five rounds of three shuffles and a pair compare: the
+// (warp_min_u32) instead of five rounds of three shuffles and a pair compare: the
 // value as an unsigned key that orders as the operator does (a NaN first, -0.0 as +0.0, the
 // larger first for argmax), then the lowest index among the lanes holding the smallest key, in
 // 32-bit halves; the value comes from the winning lane (its payload, its zero's sign). The pair
@@ -194,23 +194,37 @@ __host__ __device__ __forceinline__ uint32_t arg_key(V x) {
     }
     return Less ? u : ~u;  // (NaN's 0 is below both: the largest float's ~u is 0x007fffff)
 }
+// The warp's minimum of an unsigned word, in every lane: one instruction from sm_80 on
+// (__reduce_min_sync), a butterfly of five shuffles before it.
+// Precondition: all 32 lanes of the warp call it, converged.
+__device__ __forceinline__ uint32_t warp_min_u32(uint32_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const uint32_t u = __shfl_xor_sync(kFullWarp, v, offset);
+        v = u < v ? u : v;
+    }
+    return v;
+#else
+    return __reduce_min_sync(kFullWarp, v);
+#endif
+}
 template <bool Less, typename V>
 __device__ __forceinline__ KeyValue<V> warp_arg_reduce(KeyValue<V> v) {
     static_assert(sizeof(V) == 4, "4-byte values");
-    const uint32_t key = arg_key<Less>(v.value), best = __reduce_min_sync(kFullWarp, key);
+    const uint32_t key = arg_key<Less>(v.value), best = warp_min_u32(key);
     const uint32_t hi = uint32_t(uint64_t(v.index) >> 32), lo = uint32_t(uint64_t(v.index));
-    const uint32_t best_hi = __reduce_min_sync(kFullWarp, key == best ? hi : ~0u);
+    const uint32_t best_hi = warp_min_u32(key == best ? hi : ~0u);
     const bool in = key == best && hi == best_hi;
-    const uint32_t best_lo = __reduce_min_sync(kFullWarp, in ? lo : ~0u);
+    const uint32_t best_lo = warp_min_u32(in ? lo : ~0u);
     const int from = __ffs(int(__ballot_sync(kFullWarp, in && lo == best_lo))) - 1;
     return {__shfl_sync(kFullWarp, v.value, from), int64_t(uint64_t(best_hi) << 32 | best_lo)};
 }
-// The minimum of a warp's 64-bit unsigned values by two of the warp's min-reduction
-// instructions: the high halves, then the low halves of the lanes holding the smallest high half
+// The minimum of a warp's 64-bit unsigned values by two of the warp's min-reductions: the high halves, then the low halves of the lanes holding the smallest high half
 // (the packed arg keys of reduce_best: a key above an index).
 __device__ __forceinline__ uint64_t warp_min_u64(uint64_t v) {
-    const uint32_t hi = uint32_t(v >> 32), best_hi = __reduce_min_sync(kFullWarp, hi);
-    const uint32_t best_lo = __reduce_min_sync(kFullWarp, hi == best_hi ? uint32_t(v) : ~0u);
+    const uint32_t hi = uint32_t(v >> 32), best_hi = warp_min_u32(hi);
+    const uint32_t best_lo = warp_min_u32(hi == best_hi ? uint32_t(v) : ~0u);
     return uint64_t(best_hi) << 32 | best_lo;
 }
 template <typename T>
