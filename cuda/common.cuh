@@ -75,22 +75,55 @@ inline int ceil_log2(int64_t x) {
     return k;
 }
 
-// Blocks that fill the device once (one resident wave), at most enough to cover n with
-// `per_thread` elements a thread: the grid a grid-stride kernel wants. Given the kernel, the wave
-// counts the blocks its registers and shared memory let an SM hold (a kernel of 62 registers
-// fits 4 blocks of 256, not the 8 that threads alone allow); without it, or where the runtime
-// cannot say (a plan made without a GPU), threads alone.
+// The largest power of two not above x (x >= 1): thresholds that scale with the device where the
+// sizes they compare are powers of two.
+inline int64_t floor_pow2(int64_t x) {
+    int64_t p = 1;
+    while (p <= x / 2) p *= 2;
+    return p;
+}
+
+// Blocks of `threads` (with `shared` bytes of dynamic shared memory) one SM of the device holds.
+// The device itself: the runtime's occupancy query. An emulated device (TECAJ_EMULATE): the
+// same rules from the kernel's registers and static shared memory against the profile's limits
+// (registers by warp in units of 256, a quarter of them a scheduler; shared memory in units of
+// 128 bytes plus the 1 KiB the system reserves per block from sm_80 on). Without the kernel, or where the runtime cannot say (a plan made
+// without a GPU): threads and blocks alone.
+inline int resident_blocks(const tc_device &dev, int threads, const void *kernel = nullptr, size_t shared = 0) {
+    const int warps = (threads + 31) / 32;
+    int per_sm = dev.max_threads_per_multiprocessor / (32 * warps);
+    if (per_sm > dev.max_blocks_per_multiprocessor) per_sm = dev.max_blocks_per_multiprocessor;
+    if (!kernel) return per_sm < 1 ? 1 : per_sm;
+    if (dev.profile[0] == 0) {
+        int n = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, shared) == cudaSuccess && n >= 1) return n;
+        (void)cudaGetLastError();
+        return per_sm < 1 ? 1 : per_sm;
+    }
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return per_sm < 1 ? 1 : per_sm;
+    }
+    const int64_t warp_registers = (int64_t(a.numRegs) * 32 + 255) / 256 * 256;  // (each of 4 schedulers holds a quarter)
+    if (warp_registers > 0) {
+        const int64_t by_registers = 4 * (dev.registers_per_multiprocessor / 4 / warp_registers) / warps;
+        if (by_registers < per_sm) per_sm = int(by_registers);
+    }
+    const size_t reserved = dev.compute_major >= 8 ? 1024 : 0;
+    const size_t block_shared = (a.sharedSizeBytes + shared + 127) / 128 * 128 + reserved;
+    const int64_t by_shared = int64_t(dev.shared_per_multiprocessor / block_shared);
+    if (by_shared < per_sm) per_sm = int(by_shared);
+    return per_sm < 1 ? 1 : per_sm;
+}
+
+// Blocks that fill the device once (one resident wave, by resident_blocks), at most enough to
+// cover n with `per_thread` elements a thread: the grid a grid-stride kernel wants.
 inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per_thread = 1,
                        const void *kernel = nullptr, size_t shared = 0) {
-    int per_sm = 0;
-    if (!kernel || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared) != cudaSuccess ||
-        per_sm < 1) {
-        if (kernel) (void)cudaGetLastError();
-        per_sm = dev.max_threads_per_multiprocessor / threads;
-    }
-    int64_t wave = int64_t(dev.multiprocessors) * per_sm;
-    int64_t need = ceil_div(n, int64_t(threads) * per_thread);
-    int64_t b = need < wave ? need : wave;
+    const int64_t wave = int64_t(dev.multiprocessors) * resident_blocks(dev, threads, kernel, shared);
+    const int64_t need = ceil_div(n, int64_t(threads) * per_thread);
+    const int64_t b = need < wave ? need : wave;
     return int(b < 1 ? 1 : b);
 }
 

@@ -1,6 +1,7 @@
 // The shared part of the C ABI: program handles, the argument check every plan makes first,
 // kernel attributes, the timing gate and status texts. Nothing here names a program.
 #include "common.cuh"
+#include <cstdlib>
 #include <cstring>
 #include <cuda/atomic>
 
@@ -57,21 +58,78 @@ int tc_variant_find(const tc_program *p, const char *name) {
 
 tc_status tc_device_describe(tc_device *out) {
     if (!out) return TC_BAD_ARGUMENT;
-    int dev = 0;
+    *out = tc_device{};
+    int dev = 0, v = 0;
     TC_TRY(cudaGetDevice(&dev));
-    TC_TRY(cudaDeviceGetAttribute(&out->multiprocessors, cudaDevAttrMultiProcessorCount, dev));
-    TC_TRY(cudaDeviceGetAttribute(&out->max_threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-    TC_TRY(cudaDeviceGetAttribute(&out->max_grid_x, cudaDevAttrMaxGridDimX, dev));
+    const auto get = [dev](int &to, cudaDeviceAttr a) { return cudaDeviceGetAttribute(&to, a, dev); };
+    const auto get_size = [dev, &v](size_t &to, cudaDeviceAttr a) {
+        const cudaError_t e = cudaDeviceGetAttribute(&v, a, dev);
+        to = size_t(v);
+        return e;
+    };
+    TC_TRY(get(out->multiprocessors, cudaDevAttrMultiProcessorCount));
+    TC_TRY(get(out->max_threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor));
+    TC_TRY(get(out->max_blocks_per_multiprocessor, cudaDevAttrMaxBlocksPerMultiprocessor));
+    TC_TRY(get(out->max_threads_per_block, cudaDevAttrMaxThreadsPerBlock));
+    TC_TRY(get(out->registers_per_multiprocessor, cudaDevAttrMaxRegistersPerMultiprocessor));
+    TC_TRY(get(out->max_grid_x, cudaDevAttrMaxGridDimX));
+    TC_TRY(get(out->max_grid_y, cudaDevAttrMaxGridDimY));
+    TC_TRY(get_size(out->shared_per_multiprocessor, cudaDevAttrMaxSharedMemoryPerMultiprocessor));
+    TC_TRY(get_size(out->shared_per_block, cudaDevAttrMaxSharedMemoryPerBlock));
+    TC_TRY(get_size(out->shared_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    TC_TRY(get_size(out->l2_bytes, cudaDevAttrL2CacheSize));
+    TC_TRY(get(out->compute_major, cudaDevAttrComputeCapabilityMajor));
+    TC_TRY(get(out->compute_minor, cudaDevAttrComputeCapabilityMinor));
+    const char *emulate = std::getenv("TECAJ_EMULATE");
+    if (emulate && *emulate) return tc_device_profile(emulate, out);
     return TC_OK;
+}
+
+// The profiles of TECAJ_EMULATE, from the vendors' published figures (CUDA C++ Programming
+// Guide, compute capabilities table; the GPUs' datasheets for SMs and L2). Grid limits are CUDA's.
+namespace {
+constexpr size_t KiB = 1024, MiB = 1024 * KiB;
+struct Profile {
+    const char *name;
+    int sms, threads_per_sm, blocks_per_sm;
+    size_t shared_per_sm, shared_optin, l2;
+    int major, minor;
+};
+const Profile kProfiles[] = {
+    {"t4", 40, 1024, 16, 64 * KiB, 64 * KiB, 4 * MiB, 7, 5},
+    {"rtx3060", 28, 1536, 16, 100 * KiB, 99 * KiB, 3 * MiB, 8, 6},
+    {"rtx4090", 128, 1536, 24, 100 * KiB, 99 * KiB, 72 * MiB, 8, 9},
+    {"a100", 108, 2048, 32, 164 * KiB, 163 * KiB, 40 * MiB, 8, 0},
+};
+}  // namespace
+
+const char *tc_device_profile_name(int i) {
+    return i >= 0 && i < int(sizeof kProfiles / sizeof kProfiles[0]) ? kProfiles[i].name : nullptr;
+}
+
+tc_status tc_device_profile(const char *name, tc_device *out) {
+    if (!name || !out) return TC_BAD_ARGUMENT;
+    for (const Profile &p : kProfiles) {
+        if (std::strcmp(p.name, name) != 0) continue;
+        *out = tc_device{p.sms, p.threads_per_sm, p.blocks_per_sm, 1024, 65536, 0x7fffffff, 65535,
+                         p.shared_per_sm, 48 * KiB, p.shared_optin, p.l2, p.major, p.minor, {}};
+        std::strncpy(out->profile, p.name, sizeof out->profile - 1);
+        return TC_OK;
+    }
+    return TC_BAD_ARGUMENT;
 }
 
 tc_status tc_check_request(const tc_program *p, const tc_request *r, const tc_device *d, int default_threads,
                            tc_launch *out) {
     if (!p || !r || !d || !out || r->variant < 0 || r->variant >= p->count) return TC_BAD_ARGUMENT;
     if (r->n < 1 || r->threads < 0 || r->threads > 1024 || r->threads % 32 != 0 || r->blocks < 0) return TC_BAD_ARGUMENT;
-    if (d->multiprocessors < 1 || d->max_threads_per_multiprocessor < 32 || d->max_grid_x < 1) return TC_BAD_ARGUMENT;
+    if (d->multiprocessors < 1 || d->max_threads_per_multiprocessor < 32 || d->max_blocks_per_multiprocessor < 1 ||
+        d->max_threads_per_block < 32 || d->registers_per_multiprocessor < 1 || d->max_grid_x < 1 || d->max_grid_y < 1 ||
+        d->shared_per_block < 1 || d->shared_per_block_optin < d->shared_per_block || d->shared_per_multiprocessor < 1)
+        return TC_BAD_ARGUMENT;
     const int flags = p->variants[r->variant].flags;
     const int threads = r->threads == 0 ? default_threads : r->threads;
+    if (threads > d->max_threads_per_block) return TC_OUTSIDE_DOMAIN;
     if ((flags & TC_POW2_THREADS) && (threads & (threads - 1)) != 0) return TC_BAD_ARGUMENT;
     if (r->blocks > d->max_grid_x || ((flags & TC_OWN_GRID) && r->blocks != 0)) return TC_OUTSIDE_DOMAIN;
     std::memset(out, 0, sizeof *out);

@@ -55,7 +55,8 @@ TEST(CheckRequest, SharedArgumentRules) {
         EXPECT_EQ(TC_BAD_ARGUMENT, check(0, 100, 256, -1)) << program;   // negative blocks
         const tc_request r{0, 100, 256, 0};
         EXPECT_EQ(TC_BAD_ARGUMENT, tc_check_request(p, &r, nullptr, 256, &l)) << program;
-        const tc_device broken{0, 2048, 100};
+        tc_device broken = d;
+        broken.multiprocessors = 0;
         EXPECT_EQ(TC_BAD_ARGUMENT, check(0, 100, 256, 0, &broken)) << program;
         for (int v = 0; v < tc_variant_count(p); ++v) {
             const int flags = tc_variant_at(p, v)->flags;
@@ -66,7 +67,8 @@ TEST(CheckRequest, SharedArgumentRules) {
             EXPECT_EQ(check(v, 100, 96, 0), (flags & TC_POW2_THREADS) ? TC_BAD_ARGUMENT : TC_OK) << program;
             EXPECT_EQ(check(v, 100, 256, 7), (flags & TC_OWN_GRID) ? TC_OUTSIDE_DOMAIN : TC_OK) << program;
         }
-        const tc_device old{16, 2048, 65535};
+        tc_device old = d;
+        old.max_grid_x = 65535;
         EXPECT_NE(TC_OK, check(0, 100, 256, 65536, &old)) << program;  // more blocks than the grid holds
     }
 }

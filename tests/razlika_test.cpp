@@ -114,7 +114,8 @@ TEST(Razlika, Domains) {
     ASSERT_EQ(TC_OK, plan(find("3"), 1025, 256, 0, &d, &p));
     EXPECT_EQ(p.launch.blocks, 5);
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(find("3"), 1025, 256, 4, &d, &p));  // grid too small
-    const tc_device old{16, 2048, 65535};  // a device whose grid holds at most 65535 blocks
+    tc_device old = fake_device();
+    old.multiprocessors = 16, old.max_grid_x = 65535;  // a device whose grid holds at most 65535 blocks
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(find("3"), 65536, 256, 65536, &old, &p));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(find("3"), 65535LL * 256 + 1, 256, 0, &old, &p));
     ASSERT_EQ(TC_OK, plan(find("4"), int64_t(1) << 30, 256, 0, &d, &p));

@@ -88,15 +88,34 @@ typedef struct {
 /* cudaFuncGetAttributes of kernel k (0 <= k < kernel_count) of a variant. */
 tc_status tc_kernel_attributes(const tc_program *program, int variant, int k, tc_kernel_info *out);
 
-/* The device, for plans: from tc_device_describe(), or filled by hand in tests. */
+/* The device, for plans: every figure a kernel choice depends on. From tc_device_describe(), from
+ * a profile (tc_device_profile), or filled by hand in tests. No plan holds a figure of its own. */
 typedef struct {
     int multiprocessors;
     int max_threads_per_multiprocessor;
-    int max_grid_x;
+    int max_blocks_per_multiprocessor;
+    int max_threads_per_block;
+    int registers_per_multiprocessor;     /* 32-bit registers */
+    int max_grid_x, max_grid_y;
+    size_t shared_per_multiprocessor;     /* bytes */
+    size_t shared_per_block;              /* without opting in (48 KiB on every CUDA GPU so far) */
+    size_t shared_per_block_optin;        /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
+    size_t l2_bytes;
+    int compute_major, compute_minor;
+    char profile[16]; /* the emulated profile's name (TECAJ_EMULATE), "" for the device itself */
 } tc_device;
 
-/* Reads the current device's figures (cudaDeviceGetAttribute). */
+/* Reads the current device's figures (cudaDeviceGetAttribute). With TECAJ_EMULATE=NAME in the
+ * environment, the figures are profile NAME's instead (see tc_device_profile): every plan is then
+ * made for that GPU, and its kernels run under those plans on the device that is there. An
+ * unknown NAME gives TC_BAD_ARGUMENT. */
 tc_status tc_device_describe(tc_device *out);
+
+/* A smaller GPU's limits from its vendor's published figures, by name: "t4" (sm_75), "rtx3060"
+ * (sm_86), "rtx4090" (sm_89), "a100" (sm_80). i-th name by tc_device_profile_name (NULL past
+ * the last). Needs no GPU. */
+tc_status tc_device_profile(const char *name, tc_device *out);
+const char *tc_device_profile_name(int i);
 
 /* The part of every request that every program shares. threads and blocks: 0 asks for the
  * variant's choice. */
@@ -118,11 +137,12 @@ typedef struct {
     int64_t items;        /* items one run processes (elements, keys: n x batch), for the rate column */
     size_t scratch_bytes; /* device scratch the run needs; zero-fill it once, runs leave it reusable */
     double bytes_moved;   /* a lower bound of the bytes the run moves through device memory (GB/s); 0: not counted */
+    size_t shared_bytes;  /* the most dynamic shared memory one of its launches asks for */
 } tc_launch;
 
 /* The argument check every plan function makes first: a known variant, n >= 1, threads 0 or a
- * multiple of 32 in 32..1024 (a power of two where the variant says TC_POW2_THREADS), blocks
- * 0..max_grid_x (0 where it says TC_OWN_GRID: otherwise TC_OUTSIDE_DOMAIN), a sane device.
+ * multiple of 32 in 32..1024 and at most the device's max_threads_per_block (a power of two where
+ * the variant says TC_POW2_THREADS), blocks 0..max_grid_x (0 where it says TC_OWN_GRID: otherwise TC_OUTSIDE_DOMAIN), a sane device.
  * Fills the header's variant, n, threads (default_threads where 0) and blocks. */
 tc_status tc_check_request(const tc_program *program, const tc_request *request, const tc_device *device,
                            int default_threads, tc_launch *out);
