@@ -565,7 +565,7 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 // nothing behind, and short tiles put all of a block's loads in flight at once, the halo rows'
 // second reads coming from L2.
 constexpr int kBoxRows = 4;
-constexpr int64_t kMaxGridY = 65535;  // CUDA's limit on gridDim.y (the plan's tile rows and the box's)
+constexpr int64_t kMaxGridY = 65535;  // gridDim.y's limit on every CUDA GPU (the box's tile rows; plans read the device's)
 // EDGE: a tile whose rows y0 - 1 .. y0 + kBoxRows reach past the image (the border decides those
 // rows); the others (all but the first and last tile rows of an image) step a pointer down their
 // rows, with no clamp, border test or 64-bit multiply a row.
@@ -762,13 +762,15 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
               tile_y = p.variant == VBEST ? (one_d ? 1 : u8 ? kU8Rows : stream ? stream_rows(r->magnitude) : best_rows(compiled(*out), r->magnitude))
                                           : out->block_y;
     const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
-    if (gx > dev->max_grid_x || gy > kMaxGridY) return TC_OUTSIDE_DOMAIN;
+    if (gx > dev->max_grid_x || gy > dev->max_grid_y) return TC_OUTSIDE_DOMAIN;
     p.blocks = int(gx);
     out->grid_y = int(gy);
     p.out_count = p.items = p.n;
     p.bytes_moved = (u8 ? 2.0 : 8.0) * double(p.n);
-    if (p.variant == VT && sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1) > 48 * 1024)
-        return TC_OUTSIDE_DOMAIN;  // the patch must fit the default shared memory
+    // the patch (t, best) must fit the shared memory a block has without opting in
+    if (p.variant == VT) p.shared_bytes = sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1);
+    if (p.variant == VBEST) p.shared_bytes = best_patch(*out);
+    if (p.shared_bytes > dev->shared_per_block) return TC_OUTSIDE_DOMAIN;
     return TC_OK;
 }
 

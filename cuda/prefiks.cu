@@ -238,16 +238,16 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // look-backs a byte; 8 (8192) for n too small to give every SM a few tiles of 16384; 7 (7168)
 // for segmented scans (pairs take more registers: see best_blocks_per_sm).
 constexpr int kBestThreads = 256;
-constexpr int64_t kBestLarge = int64_t(1) << 23;
 // the segmented rows, one token: kbest's kernel names and best's description spell it (TC_XSTR)
 #define TC_BEST_SEG_ROWS 7
 #define TC_STR(x) #x
 #define TC_XSTR(x) TC_STR(x)
 constexpr int kBestSegRows = TC_BEST_SEG_ROWS;
-__host__ __device__ constexpr int best_rows(bool segmented, int64_t n) {
-    return segmented ? kBestSegRows : n < kBestLarge ? 8 : 16;
-}
 __host__ __device__ constexpr int64_t best_tile(int rows) { return int64_t(kBestThreads) * 4 * rows; }
+// Large plain scans take tiles of 16384 from four such tiles an SM on (rounded down to a power of two).
+inline int best_rows(bool segmented, int64_t n, const tc_device &dev) {
+    return segmented ? kBestSegRows : n < tc::floor_pow2(int64_t(dev.multiprocessors) * 4 * best_tile(16)) ? 8 : 16;
+}
 // The blocks an SM each tile kind is built for (its launch bounds), which also sets how far
 // ahead its prefetch reads (half of it times the SMs). Segmented tiles (7168: pairs) are held to
 // 64 registers, four blocks an SM: more blocks to load while the others scan, look back and
@@ -438,20 +438,20 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
     return op(before_group, in_group);
 }
 
-// The multiprocessors (PTX %nsmid) and a bulk prefetch of bytes (a multiple of 16, 16-byte
-// aligned) into L2 (sm_90: cp.async.bulk.prefetch).
-__device__ __forceinline__ unsigned sm_count() {
-    unsigned n;
-    asm("mov.u32 %0, %%nsmid;" : "=r"(n));
-    return n;
-}
+// A bulk prefetch of bytes (a multiple of 16, 16-byte aligned) into L2: sm_90's
+// cp.async.bulk.prefetch. Before sm_90 there is none; a prefetch is only a hint, so nothing is
+// issued and the tile is read when its block comes.
 __device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+    (void)p, (void)bytes;
+#endif
 }
 
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
 __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
-                                                         BestState *state, uint64_t *statuses, uint64_t *groups, int64_t tiles) {
+                                                         BestState *state, uint64_t *statuses, uint64_t *groups, int64_t tiles, int64_t ahead) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
     using O = BestOp<Op, SEG>;
@@ -504,13 +504,13 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     // 976 a third. (Four segmented blocks an SM keep half a wave: not swept again.)
     // Tiles of 16384 and segmented tiles (best_blocks_per_sm): the large sizes.
     if constexpr (ROWS == 16 || SEG) {
-        const int64_t ahead = tile + best_blocks_per_sm(SEG, ROWS) * int64_t(sm_count()) / 2;
-        if (warp == 0 && lane < 4 && whole && (ahead + 1) * kBestTile <= n) {
+        const int64_t later = tile + ahead;
+        if (warp == 0 && lane < 4 && whole && (later + 1) * kBestTile <= n) {
             constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
-            prefetch_l2(reinterpret_cast<const unsigned char *>(in + ahead * kBestTile) + lane * kQuarter, kQuarter);
+            prefetch_l2(reinterpret_cast<const unsigned char *>(in + later * kBestTile) + lane * kQuarter, kQuarter);
             if constexpr (SEG) {
                 if (lane == 0 && (reinterpret_cast<uintptr_t>(flags) & 15) == 0)  // (bulk: 16-byte aligned)
-                    prefetch_l2(flags + ahead * kBestTile, unsigned(kBestTile));
+                    prefetch_l2(flags + later * kBestTile, unsigned(kBestTile));
             }
         }
     }
@@ -701,12 +701,12 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         return TC_OK;
     }
     case VBEST: {
-        const int rows = best_rows(p.segmented, n);
-        const int64_t tiles = tc::ceil_div(n, best_tile(rows));
+        const int rows = p.rows;
+        const int64_t tiles = tc::ceil_div(n, best_tile(rows)), ahead = p.ahead;
         BestState *state = L.take<BestState>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
         uint64_t *groups = L.take<uint64_t>(tc::ceil_div(tiles, 32));
-#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, groups, tiles)))
+#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, groups, tiles, ahead)))
         if (p.segmented) {
             if (excl) TC_BEST(true, true, kBestSegRows);
             else TC_BEST(false, true, kBestSegRows);
@@ -827,7 +827,11 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     p.bytes_moved = 8.0 * double(n) + (r->segmented ? double(n) : 0.0);
     if (out->segmented != (v == VSEG) && v != VCUB && v != VBEST) return TC_OUTSIDE_DOMAIN;  // seg, best and cub take segments
     if (v == VBEST && r->base.threads != 0 && r->base.threads != kBestThreads) return TC_OUTSIDE_DOMAIN;
-    if (v == VBEST) p.threads = kBestThreads;
+    if (v == VBEST) {
+        p.threads = kBestThreads;
+        out->rows = best_rows(out->segmented, n, *dev);
+        out->ahead = best_blocks_per_sm(out->segmented, out->rows) * int64_t(dev->multiprocessors) / 2;
+    }
     switch (v) {
     case VHS: case VBLOCK:
         if (n > t) return TC_OUTSIDE_DOMAIN;
@@ -851,6 +855,8 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     if (v != VCO && v != VCUB) p.blocks = int(L.grid);
     if (v == VCUB) p.threads = p.blocks = 0;
     p.scratch_bytes = L.used;
+    if (v == VHS || v == VBLOCK || v == VGRID || v == VCO) p.shared_bytes = 4 * size_t(t);
+    if (v == VSEG) p.shared_bytes = 8 * size_t(t);  // (value, flag) pairs
     out->levels = levels;
     // depth: a warp's 5 steps, the block's warp totals' 5 and the offset's 1 (a tile: 11), for
     // each level of totals and its offset; Hillis-Steele log2(threads); co's run; CUB: assumed
@@ -865,7 +871,7 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     // best: a lane's 4, the row's 5 shuffles and its carry (rows), the warps before it, the tile
     // prefix and the fold of the aggregates before it (the tiles, at worst)
     case VBEST: {
-        const int rows = best_rows(out->segmented, n);
+        const int rows = out->rows;
         out->depth = 4 + 5 + rows + kBestThreads / 32 + 3 + tc::ceil_div(n, best_tile(rows));
         break;
     }

@@ -231,6 +231,7 @@ extern "C" tc_status tc_razdalja_make_plan(const tc_razdalja_request *r, const t
     const int tree = tc::ceil_log2(threads);
     p.bytes_moved = 8.0 * double(n);
     p.out_count = 1;
+    if (v >= VLS1 && v <= VLA1) p.shared_bytes = sizeof(float) * size_t(threads);
     out->output = TC_RAZDALJA_SCALAR;
     switch (v) {
     case VG:

@@ -675,6 +675,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
         p.bytes_moved += double(acc) * double(count);
     }
     p.launches = out->passes = launches;
+    p.shared_bytes = acc * size_t(threads);  // (r5, r6 and b1 declare theirs statically: at most this)
     return TC_OK;
 }
 

@@ -211,7 +211,9 @@ struct Launches : tc::LaunchCounter {  // the grid: of the first network launch 
     cudaStream_t s;
     Io io;
     double bytes = 0;
+    size_t shared = 0;  // the most dynamic shared memory a launch takes
 
+    void takes_shared(size_t b) { shared = b > shared ? b : shared; }
     bool next(unsigned blocks, double moved, bool network = true) {
         bytes += moved;
         return LaunchCounter::next(blocks, network);
@@ -258,6 +260,7 @@ tc_status lecture_run(Launches<T> &L) {
         const size_t smem = shared ? sizeof(T) * size_t(chunk) : 0;
         const unsigned blocks = unsigned(total / chunk);
         const double in_block = shared ? 2 * L.words() : L.words();
+        L.takes_shared(smem);
         // start: every k up to the chunk
         if (shared) TC_SORT_LAUNCH(L, blocks, in_block, true, bitonic_nl_start<T><<<blocks, block, smem, L.s>>>(L.work, chunk, N));
         else TC_SORT_LAUNCH(L, blocks, in_block, true, bitonic_n_start<T><<<blocks, block, 0, L.s>>>(L.work, chunk, N));
@@ -347,12 +350,15 @@ __global__ void canonical_nans(const uint32_t *in, uint32_t *out, int64_t items)
 unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4096 ? tc::ceil_div(items, 256) : 4096); }
 
 template <typename T>
-tc_status dry_run(tc_urejanje_plan &p) {
+tc_status dry_run(tc_urejanje_plan &p, const tc_device &dev) {
+    p.block_log = block_log<T>(p, dev);
+    p.rest_log = rest_log<T>(p, dev);
     Launches<T> L{{true}, p, nullptr, p.padded * p.batch, nullptr, Io{}};
     TC_TRY_STATUS(network_run(L));
     p.launch.launches = L.count;
     p.launch.blocks = int(L.grid);
     p.launch.bytes_moved = L.bytes;
+    p.launch.shared_bytes = L.shared;
     return TC_OK;
 }
 
@@ -426,7 +432,7 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
         return TC_OK;
     }
     p.scratch_bytes = (out->pairs ? 8 : 4) * size_t(out->padded * out->batch);
-    return out->pairs ? dry_run<uint64_t>(*out) : dry_run<uint32_t>(*out);
+    return out->pairs ? dry_run<uint64_t>(*out, *dev) : dry_run<uint32_t>(*out, *dev);
 }
 
 extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type, int descending, const void *keys_in,

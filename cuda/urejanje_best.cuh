@@ -306,27 +306,37 @@ __global__ void bitonic_best_small(Io io) {
 
 // ---- planning the passes --------------------------------------------------------------------
 
-// best's block: E = 16 x threads elements (1024..8192), no more than one array, and shrunk
-// (down to 1024) until the grid has 128 blocks to fill the device. Arrays shorter than 1024
-// are sorted whole by bitonic_best_small.
+// best's block: E = 16 x threads elements (1024..8192), no more than one array, no more words
+// than the device's shared memory per block holds, and shrunk (down to 1024) until the grid has
+// a block for every SM (the SMs rounded down to a power of two). Arrays shorter than 1024 are
+// sorted whole by bitonic_best_small.
 constexpr int kMinBlockLog = 10, kMaxBlockLog = 13;
-int block_log(const tc_urejanje_plan &p) {
+template <typename T>
+int largest_log(const tc_device &dev) {
+    int e = kMaxBlockLog;
+    while (e > kMinBlockLog && sizeof(T) * size_t(shared_words<T>(e)) > dev.shared_per_block_optin) --e;
+    return e;
+}
+template <typename T>
+int block_log(const tc_urejanje_plan &p, const tc_device &dev) {
+    const int top = largest_log<T>(dev);
     int e = tc::ceil_log2(int64_t(p.launch.threads) * kR);
-    e = e < kMinBlockLog ? kMinBlockLog : e > kMaxBlockLog ? kMaxBlockLog : e;
+    e = e < kMinBlockLog ? kMinBlockLog : e > top ? top : e;
     const int lp = tc::ceil_log2(p.padded);
     if (e > lp) e = lp;
-    while (e > kMinBlockLog && ((p.padded * p.batch) >> e) < 128) --e;
+    while (e > kMinBlockLog && ((p.padded * p.batch) >> e) < tc::floor_pow2(dev.multiprocessors)) --e;
     return e;
 }
 bool small_arrays(const tc_urejanje_plan &p) { return p.padded < (int64_t(1) << kMinBlockLog); }
-// The passes after SORT: blocks of 8192 wherever they still fill the device (a smaller SORT
-// block is then followed by FINISH passes for the merges up to 8192, with no STRIDED pass).
-int rest_log(const tc_urejanje_plan &p) {
-    const int lp = tc::ceil_log2(p.padded);
-    return lp >= kMaxBlockLog && ((p.padded * p.batch) >> kMaxBlockLog) >= 128 ? kMaxBlockLog : block_log(p);
+// The passes after SORT: the largest blocks wherever they still fill the device (a smaller SORT
+// block is then followed by FINISH passes for the merges up to it, with no STRIDED pass).
+template <typename T>
+int rest_log(const tc_urejanje_plan &p, const tc_device &dev) {
+    const int lp = tc::ceil_log2(p.padded), top = largest_log<T>(dev);
+    return lp >= top && ((p.padded * p.batch) >> top) >= tc::floor_pow2(dev.multiprocessors) ? top : block_log<T>(p, dev);
 }
 // best's steps in one STRIDED pass: the block's bits less the 16 or 32 consecutive words
-int strided_steps(const tc_urejanje_plan &p) { return rest_log(p) - (p.pairs ? 4 : 5); }
+int strided_steps(const tc_urejanje_plan &p) { return p.rest_log - (p.pairs ? 4 : 5); }
 
 // ---- the run --------------------------------------------------------------------------------
 
@@ -341,6 +351,7 @@ tc_status best_launch_e(Launches<T> &L, const BlockPass &bp) {
         const int smem = MODE == STRIDED && GROUPS == 1 ? 0 : int(sizeof(T)) * shared_words<T>(LOG_E);
         const unsigned blocks = unsigned(L.total >> LOG_E);
         const double moved = (bp.load_input ? L.keys_in() : L.words()) + (bp.store_output ? L.result_out() : L.words());
+        L.takes_shared(size_t(smem));
         if (!L.next(blocks, moved)) return TC_OK;
         static const cudaError_t allowed =  // above 48 KB a kernel must ask for its shared memory
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
@@ -369,11 +380,12 @@ tc_status best_run(Launches<T> &L) {
     const tc_urejanje_plan &p = L.p;
     if (small_arrays(p)) {
         const int chunk = int(p.padded), block = chunk / 2 < 1 ? 1 : chunk / 2;
+        L.takes_shared(sizeof(T) * size_t(chunk));
         TC_SORT_LAUNCH(L, unsigned(p.batch), L.keys_in() + L.result_out(), true,
                        bitonic_best_small<T><<<unsigned(p.batch), block, sizeof(T) * size_t(chunk), L.s>>>(L.io));
         return TC_OK;
     }
-    const int first = block_log(p), e = rest_log(p), G = strided_steps(p), lp = tc::ceil_log2(p.padded);
+    const int first = p.block_log, e = p.rest_log, G = strided_steps(p), lp = tc::ceil_log2(p.padded);
     TC_TRY_STATUS((best_launch<SORT, 1>(L, first, BlockPass{0, 0, 0, true, first == lp})));
     for (int m = first + 1; m <= lp; ++m) {
         for (int h = m - 1; h >= e; h -= G) {

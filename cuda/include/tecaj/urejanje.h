@@ -26,6 +26,7 @@ typedef struct {
     int64_t batch;
     int64_t padded;   /* each array's length in the network: the next power of two >= n */
     int pairs;
+    int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
 } tc_urejanje_plan;
 
 tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_device *device, tc_urejanje_plan *out);
