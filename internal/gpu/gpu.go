@@ -20,6 +20,8 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
@@ -67,13 +69,43 @@ func check(op string, s C.tc_status) error {
 
 func cuda(op string, e C.cudaError_t) error { return check(op, C.tc_status(e)) }
 
-// Device describes the GPU the commands run on (device 0).
+// Device describes the GPU the commands run on (device 0). Under TECAJ_EMULATE=PROFILE its figures
+// (and so every plan) are the profile's, and Name says so; the kernels run on the GPU that is there.
 type Device struct {
 	Name            string
 	Multiprocessors int
+	Profile         string // the emulated profile, "" for the device itself
 	FreeBytes       uint64
 	TotalBytes      uint64
 	desc            C.tc_device
+}
+
+// Profiles lists the names TECAJ_EMULATE takes.
+func Profiles() []string {
+	var names []string
+	for i := 0; C.tc_device_profile_name(C.int(i)) != nil; i++ {
+		names = append(names, C.GoString(C.tc_device_profile_name(C.int(i))))
+	}
+	return names
+}
+
+// Profile is a device with a profile's figures and no GPU behind it: for plans made without one.
+func Profile(name string) (*Device, error) {
+	d := &Device{}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	if C.tc_device_profile(cname, &d.desc) != C.TC_OK {
+		return nil, fmt.Errorf("unknown GPU profile %q (profiles: %s)", name, strings.Join(Profiles(), ", "))
+	}
+	d.Profile, d.Name, d.Multiprocessors = name, d.summary(), int(d.desc.multiprocessors)
+	return d, nil
+}
+
+// summary: a profile's figures in a few words, for the table's header.
+func (d *Device) summary() string {
+	return fmt.Sprintf("%s: sm_%d%d, %d SMs, %d threads and %d KiB shared an SM, %d MiB L2", d.Profile,
+		int(d.desc.compute_major), int(d.desc.compute_minor), int(d.desc.multiprocessors),
+		int(d.desc.max_threads_per_multiprocessor), int(d.desc.shared_per_multiprocessor)/1024, int(d.desc.l2_bytes)>>20)
 }
 
 // Open selects device 0 and reads its figures. The error satisfies NoGPU where there is none.
@@ -95,9 +127,16 @@ func Open() (*Device, error) {
 	}
 	d.Name = C.GoString(&props.name[0])
 	if err := check("describing the device", C.tc_device_describe(&d.desc)); err != nil {
+		if p := os.Getenv("TECAJ_EMULATE"); p != "" {
+			return nil, fmt.Errorf("TECAJ_EMULATE=%s: no such profile (profiles: %s)", p, strings.Join(Profiles(), ", "))
+		}
 		return nil, err
 	}
 	d.Multiprocessors = int(d.desc.multiprocessors)
+	if d.desc.profile[0] != 0 {
+		d.Profile = C.GoString(&d.desc.profile[0])
+		d.Name += " planned as " + d.summary()
+	}
 	var free, total C.size_t
 	if err := cuda("reading free device memory", C.cudaMemGetInfo(&free, &total)); err != nil {
 		return nil, err

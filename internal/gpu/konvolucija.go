@@ -33,7 +33,7 @@ type KonvolucijaPlan struct {
 }
 
 // PlanKonvolucija checks the request against the variant's domain and plans the convolution;
-// outside the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+// outside the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 	pl := &KonvolucijaPlan{}
 	if len(r.Mask) != r.MaskW*r.MaskH || len(r.Mask) == 0 {

@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"testing"
 
 	"tecaj/internal/verify"
@@ -70,5 +72,43 @@ func init() {
 			}
 		}
 		return nil
+	}
+}
+
+func init() {
+	// square images of about n pixels (and a row of n), every compiled mask size and the general
+	// path, both pixel types; the grid's rows within the profile's gridDim.y
+	planners["konvolucija"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
+		side := int(math.Sqrt(float64(n)))
+		if side < 1 {
+			side = 1
+		}
+		for _, r := range []ConvRequest{
+			{Dim: 1, Width: int(n), Height: 1, MaskW: 7, MaskH: 1},
+			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 3, MaskH: 3},
+			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 5, MaskH: 5},
+			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 31, MaskH: 31},
+			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 3, MaskH: 3, Magnitude: true},
+			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 7, MaskH: 7, Uint8: true},
+		} {
+			r.Request = Request{Variant: v, N: int64(r.Width) * int64(r.Height)}
+			r.Mask = make([]float32, r.MaskW*r.MaskH)
+			for i := range r.Mask {
+				r.Mask[i] = 1
+			}
+			pl, e := d.PlanKonvolucija(r)
+			if e != nil {
+				err = e
+				continue
+			}
+			if int(pl.c.grid_y) > int(d.desc.max_grid_y) {
+				return nil, fmt.Errorf("%d rows of blocks, past the profile's %d", int(pl.c.grid_y), int(d.desc.max_grid_y))
+			}
+			ls = append(ls, pl.Launch)
+		}
+		if len(ls) > 0 {
+			err = nil // (only best takes the magnitude and 8-bit pixels)
+		}
+		return ls, err
 	}
 }

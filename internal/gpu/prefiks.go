@@ -32,7 +32,7 @@ type PrefiksPlan struct {
 }
 
 // PlanPrefiks checks the request against the variant's domain and plans the scan; outside the
-// domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+// domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanPrefiks(r ScanRequest) (*PrefiksPlan, error) {
 	pl := &PrefiksPlan{}
 	req := C.tc_prefiks_request{base: r.c(), op: C.tc_prefiks_op(r.Op), _type: C.tc_prefiks_type(r.Type),

@@ -68,3 +68,24 @@ func init() {
 		return nil
 	}
 }
+
+func init() {
+	planners["prefiks"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
+		for _, seg := range []bool{false, true} {
+			for op := range ScanOps {
+				for ty := range ScanTypes {
+					pl, e := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: op == 1, Segmented: seg})
+					if e != nil {
+						err = e
+						continue
+					}
+					ls = append(ls, pl.Launch)
+				}
+			}
+		}
+		if len(ls) > 0 {
+			err = nil // (seg takes segments only, the lecture's scans plain ones)
+		}
+		return ls, err
+	}
+}

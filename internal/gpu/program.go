@@ -121,6 +121,7 @@ type Launch struct {
 	Items           int64 // items one run processes (elements, keys), for the rate column
 	ScratchBytes    int64 // device scratch, zero-filled when allocated
 	BytesMoved      float64
+	SharedBytes     int64 // the most dynamic shared memory one of its launches asks for
 }
 
 // Plan is any program's plan: its launch header and its own fields.
@@ -133,7 +134,7 @@ func launchOf(v Variant, c *C.tc_launch) Launch {
 	return Launch{
 		Variant: v, N: int64(c.n), Threads: int(c.threads), Blocks: int(c.blocks), Launches: int(c.launches),
 		OutCount: int64(c.out_count), Items: int64(c.items), ScratchBytes: int64(c.scratch_bytes),
-		BytesMoved: float64(c.bytes_moved),
+		BytesMoved: float64(c.bytes_moved), SharedBytes: int64(c.shared_bytes),
 	}
 }
 
@@ -163,11 +164,19 @@ func (l *Launch) AllocScratch() (*Buffer, error) {
 	return b, nil
 }
 
+// NoGPUProfile is the profile whose figures plans are made for where there is no GPU (usage
+// errors and domains are checked before any GPU is opened; tests).
+const NoGPUProfile = "a100"
+
 // Described is the device figures a plan needs: the open device's, or (for plans made without a
-// GPU, in tests) an H100's.
+// GPU) those of NoGPUProfile.
 func (d *Device) described() C.tc_device {
 	if d == nil {
-		return C.tc_device{multiprocessors: 132, max_threads_per_multiprocessor: 2048, max_grid_x: 2147483647}
+		desc, err := Profile(NoGPUProfile)
+		if err != nil {
+			panic(err) // a profile of the library's own table
+		}
+		return desc.desc
 	}
 	return d.desc
 }

@@ -30,7 +30,7 @@ const (
 )
 
 // PlanRazdalja checks the request against the variant's domain and plans a distance; outside
-// the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+// the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanRazdalja(r Request) (*RazdaljaPlan, error) {
 	pl := &RazdaljaPlan{}
 	req := C.tc_razdalja_request{base: r.c()}

@@ -55,3 +55,13 @@ func init() {
 		return nil
 	}
 }
+
+func init() {
+	planners["razdalja"] = func(d *Device, v Variant, n int64) ([]Launch, error) {
+		pl, err := d.PlanRazdalja(Request{Variant: v, N: n})
+		if err != nil {
+			return nil, err
+		}
+		return []Launch{pl.Launch}, nil
+	}
+}

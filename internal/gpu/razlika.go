@@ -15,7 +15,7 @@ type RazlikaPlan struct {
 }
 
 // PlanRazlika checks the request against the variant's domain and resolves threads and blocks;
-// outside the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+// outside the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanRazlika(r Request) (*RazlikaPlan, error) {
 	pl := &RazlikaPlan{}
 	req := C.tc_razlika_request{base: r.c()}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestRazlikaPlansWithoutGPU(t *testing.T) {
-	var dev *Device // plans for an H100 without one
+	var dev *Device // plans for NoGPUProfile without a GPU
 	if _, err := dev.PlanRazlika(Request{Variant: find(t, Razlika, "1"), N: 1025, Threads: 256}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("razlika 1 at n=1025: %v, want ErrOutsideDomain", err)
 	}
@@ -44,5 +44,15 @@ func init() {
 			t.Errorf("razlika %s n=%d: %+v", v.Name, n, got)
 		}
 		return nil
+	}
+}
+
+func init() {
+	planners["razlika"] = func(d *Device, v Variant, n int64) ([]Launch, error) {
+		pl, err := d.PlanRazlika(Request{Variant: v, N: n})
+		if err != nil {
+			return nil, err
+		}
+		return []Launch{pl.Launch}, nil
 	}
 }

@@ -50,7 +50,7 @@ func (pl *RedukcijaPlan) ResultBytes() [][2]int {
 const ReductionOutBytes = C.TC_REDUKCIJA_OUT_BYTES
 
 // PlanRedukcija checks the request against the variant's domain and plans the reduction; outside
-// the domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+// the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanRedukcija(r ReductionRequest) (*RedukcijaPlan, error) {
 	pl := &RedukcijaPlan{Op: r.Op, Type: r.Type}
 	req := C.tc_redukcija_request{base: r.c(), op: C.tc_redukcija_op(r.Op), _type: C.tc_redukcija_type(r.Type)}

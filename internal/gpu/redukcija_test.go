@@ -69,3 +69,22 @@ func init() {
 		return nil
 	}
 }
+
+func init() {
+	planners["redukcija"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
+		for op := range ReduceOps {
+			for ty := range ReduceTypes {
+				pl, e := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty})
+				if e != nil {
+					err = e
+					continue
+				}
+				ls = append(ls, pl.Launch)
+			}
+		}
+		if len(ls) > 0 {
+			err = nil // (argmin in best and cub only: the others refuse it)
+		}
+		return ls, err
+	}
+}

@@ -33,7 +33,7 @@ type UrejanjePlan struct {
 }
 
 // PlanUrejanje checks the request against the variant's domain and plans a sort; outside the
-// domain the error wraps ErrOutsideDomain. A nil device plans for an H100 (tests).
+// domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 	pl := &UrejanjePlan{}
 	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: cbool(r.Pairs)}

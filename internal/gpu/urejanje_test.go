@@ -73,3 +73,18 @@ func init() {
 		return nil
 	}
 }
+
+func init() {
+	planners["urejanje"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
+		for _, pairs := range []bool{false, true} {
+			for _, batch := range []int64{1, 3} {
+				pl, e := d.PlanUrejanje(SortRequest{Request: Request{Variant: v, N: n}, Batch: batch, Pairs: pairs})
+				if e != nil {
+					return nil, e
+				}
+				ls = append(ls, pl.Launch)
+			}
+		}
+		return ls, nil
+	}
+}
