@@ -18,9 +18,13 @@ set -euo pipefail
 out=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
 [[ $(basename "$out") == gpu-bundle* ]] || { echo "gpu-bundle.sh: the bundle's folder must be named gpu-bundle* (got $out)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
-# the H100's machine code (sm_90) and PTX, named so that an older build folder's cache cannot
-# leave the bundle JIT-compiling another architecture's PTX at load time
+# The GPU host's architecture, named (the H100 and H200: sm_90 machine code, and its PTX), so that
+# an older build folder's cache cannot leave the bundle JIT-compiling another architecture's PTX.
 # LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_SOURCE=1)
+# PTX_ARCHS="75 80": also the library and the GoogleTest binary built as compute_75 (compute_80)
+#   PTX only, into lib-ptx75/ and tests/kernel_tests-ptx75: `LIB=ptx75 bash run.sh quick` runs every
+#   test on them, the GPU JIT-compiling the PTX, so the fallbacks for older GPUs run (a few minutes
+#   of build each)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real;90-virtual}" \
   -DTECAJ_LINEINFO="$([[ ${LINEINFO:-0} == 1 ]] && echo ON || echo OFF)" >/dev/null
 mini=${MINI:-0}
@@ -44,7 +48,16 @@ if [[ $mini != 1 ]]; then
     [[ -d $dir/testdata ]] && cp -r "$dir/testdata" "$out/src/$name/"
   done
 fi
-tar -C "$out" -czf "$out/bundle.tar.gz" bin tests lib src
-rm -rf "$out/bin" "$out/tests" "$out/lib" "$out/src"
+for a in ${PTX_ARCHS:-}; do
+  cmake -S . -B "build-ptx$a" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$a-virtual" >/dev/null
+  cmake --build "build-ptx$a" -j"$(nproc)" --target kernel_tests tecaj_shared
+  mkdir -p "$out/lib-ptx$a"
+  cp "build-ptx$a/shared/libtecaj.so" "$out/lib-ptx$a/"
+  [[ $mini == 1 ]] || cp "build-ptx$a/kernel_tests" "$out/tests/kernel_tests-ptx$a"
+done
+# the sources and scripts/check-archs.sh, for run.sh archs (every .cu for every architecture)
+mkdir -p "$out/check/scripts" && cp -r cuda "$out/check/" && cp scripts/check-archs.sh "$out/check/scripts/"
+tar -C "$out" -czf "$out/bundle.tar.gz" bin tests lib src check $(cd "$out" && ls -d lib-ptx* 2>/dev/null)
+rm -rf "$out/bin" "$out/tests" "$out/lib" "$out/src" "$out/check" "$out"/lib-ptx*
 cp scripts/gpu-run.sh "$out/run.sh"
 du -sh "$out"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
+#   bash gpu-bundle/run.sh archs   (scripts/check-archs.sh: every .cu for sm_75 ... sm_120, 16 at once)
+#   LIB=ptx75 bash gpu-bundle/run.sh quick   (on the compute_75 PTX library: see gpu-bundle.sh's PTX_ARCHS)
 #   bash gpu-bundle/run.sh [tests|quick|sanitizers|tables [PROGRAM...]|all|PROGRAM]   (default all; quick:
 #       the tests without the sanitizers; sanitizers: memcheck and racecheck only; tables PROGRAM...:
 #       those programs' tables only; a program's name: its tests and tables only). On the H100 quick
@@ -29,12 +31,26 @@ fi
 what=${1:-all}
 # one log a mode, and for ab one a lines file: a call that runs quick and then the sanitizers, or two
 # ab files, keeps every log
-log=${OUT:-/tmp}/gpu-run-$what.log
+log=${OUT:-/tmp}/gpu-run-$what${LIB:+-$LIB}${TECAJ_EMULATE:+-$TECAJ_EMULATE}.log
 [[ $what == ab && -n ${2:-} ]] && log=${OUT:-/tmp}/gpu-run-ab-$(basename "$2" .lines).log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
-export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so
+# LIB=ptx75 (a bundle made with PTX_ARCHS="75"): the library built as compute_75 PTX only, for the
+# commands, the Go tests and the GoogleTest binary; the GPU JIT-compiles it, so older GPUs' paths run
+# TECAJ_EMULATE=t4|rtx3060|rtx4090|a100 passes through: every plan is then made for that GPU
+libdir=$here/lib kernel_tests=$here/tests/kernel_tests
+if [[ -n ${LIB:-} ]]; then
+  libdir=$here/lib-$LIB kernel_tests=$here/tests/kernel_tests-$LIB
+  [[ -d $libdir ]] || { echo "run.sh: LIB=$LIB: the bundle has no lib-$LIB (PTX_ARCHS when it was made)" >&2; exit 2; }
+  export CUDA_CACHE_MAXSIZE=4294967296 # the JIT's cache holds every module it compiles
+fi
+echo "library: $libdir${TECAJ_EMULATE:+; plans for TECAJ_EMULATE=$TECAJ_EMULATE}"
+export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so
+if [[ $what == archs ]]; then # every .cu compiled for every architecture CUDA 13 supports
+  JOBS=${JOBS:-$(nproc)} bash "$here/check/scripts/check-archs.sh" 2>&1 | tee "$log"
+  exit "${PIPESTATUS[0]}"
+fi
 if [[ $what == profile ]]; then # ncu over one verified run of the named program's variant
   shift
   prog=$1; shift
@@ -130,7 +146,7 @@ programs=$(cd "$here/bin" && ls) # every command in the bundle; each names its o
 if [[ $what == tables && $# -gt 1 ]]; then shift; programs="$*"; fi
 
 if [[ $what == all || $what == tests || $what == quick ]]; then
-  step gtest "$here/tests/kernel_tests"
+  step gtest "$kernel_tests"
   for t in "$here"/tests/go-*.test; do # each in its package's folder, beside its testdata
     name=$(basename "$t" .test)
     pushd "$here/src/${name#go-}" >/dev/null && step "$(basename "$t")" "$t" -test.v
@@ -157,9 +173,9 @@ if [[ $what == all || $what == tests || $what == sanitizers ]]; then
   race='*.EveryVariant*:*.Batches:*.BlockSizes:*Dimension*:Primitives.*:*.BestMagnitude*:*.BestUint8*'
   if [[ $only != '*' ]]; then race=$(for s in ${only//:/ }; do for r in ${race//:/ }; do [[ $r == \*.* ]] && echo -n "${s%%.*}.${r#\*.}:"; done; done); fi
   export TECAJ_MAX_N=70000
-  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$here/tests/kernel_tests" --gtest_filter="$only"
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$kernel_tests" --gtest_filter="$only"
   # (racecheck is the slower tool: sizes up to 5000 still span many blocks and tiles)
-  TECAJ_MAX_N=5000 step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$here/tests/kernel_tests" \
+  TECAJ_MAX_N=5000 step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$kernel_tests" \
     --gtest_filter="$race"
   unset TECAJ_MAX_N
   summary
@@ -167,7 +183,7 @@ fi
 
 if [[ $what != all && $what != tests && $what != tables && $what != quick && $what != sanitizers && $what != targets ]]; then # one program: its tests and tables
   programs=$what
-  step gtest "$here/tests/kernel_tests" --gtest_filter="${what^}.*"
+  step gtest "$kernel_tests" --gtest_filter="${what^}.*"
   grep -hE '^\[  PASSED  \]|^\[  FAILED  \]' "$log"
   grep -m 30 -E 'Failure|FAILED|not the key|value out|differs' "$log"
 fi
