@@ -194,7 +194,7 @@ if [[ $what == targets ]]; then # the issues' target rows only: best beside its 
   for prog in $programs; do
     case $prog in
       razdalja) variants=all ;;         # best must be the fastest of them
-      konvolucija) variants=best ;;     # no library row; the copy is the bar
+      razlika|konvolucija) variants=best ;;  # no library row; the copy is the bar
       *) variants=best,cub ;;
     esac
     while read -r args; do
