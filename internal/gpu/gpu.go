@@ -412,10 +412,28 @@ func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
 				break
 			}
 			if try == gateTries {
-				return nil, fmt.Errorf("timing a run: the host queued it more than %d ms after its gate, %d times "+
-					"(does the run wait for the device?)", gateMaxMicroseconds/1000, gateTries)
+				return nil, fmt.Errorf("timing a run: the host queued it more than %d ms after its gate, %d times: %w",
+					gateMaxMicroseconds/1000, gateTries, ErrWaitsForDevice)
 			}
 		}
+	}
+	return times, nil
+}
+
+// ErrWaitsForDevice is wrapped by Repeat's error for a run that waits for the device inside it
+// (a library call that synchronises): the gate cannot hold such a run, and RepeatUngated times it.
+var ErrWaitsForDevice = errors.New("the run waits for the device inside it")
+
+// RepeatUngated times fn reps times between two events with no gate in front: for a run that
+// waits for the device inside it. Its times include the host's launches between the events.
+func (t *Timer) RepeatUngated(reps int, fn func() error) ([]float64, error) {
+	times := make([]float64, reps)
+	for i := range times {
+		ms, err := t.Milliseconds(fn)
+		if err != nil {
+			return nil, err
+		}
+		times[i] = ms
 	}
 	return times, nil
 }

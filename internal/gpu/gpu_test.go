@@ -156,7 +156,12 @@ func TestRepeatRefusesARunThatWaitsForTheDevice(t *testing.T) {
 		runs++
 		return Synchronize("waiting inside a timed run")
 	})
-	if err == nil || !strings.Contains(err.Error(), "gate") || runs != 1+gateTries {
+	if err == nil || !strings.Contains(err.Error(), "gate") || !errors.Is(err, ErrWaitsForDevice) || runs != 1+gateTries {
 		t.Errorf("Repeat of a run that waits for the device: %v after %d runs; want the gate's error after %d", err, runs, 1+gateTries)
+	}
+	// RepeatUngated times it (TimeKernel's fallback, the row then says so)
+	times, err := timer.RepeatUngated(3, func() error { return Synchronize("waiting inside a timed run") })
+	if err != nil || len(times) != 3 || times[0] < 0 {
+		t.Errorf("RepeatUngated: %v, %v", times, err)
 	}
 }
