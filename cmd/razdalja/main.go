@@ -29,6 +29,7 @@ func command() cli.Command {
 		Default:   "best",
 		Baseline:  "g",
 		ErrorKind: "rel. error",
+		Scalar:    true,
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: float32 squares, float64 sums, every core (goroutines); no GPU needed"},
 		},
