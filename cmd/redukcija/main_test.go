@@ -94,7 +94,7 @@ func TestResults(t *testing.T) {
 		{m, "argmax", 9, 4, "9 at 4"},
 		{z, "sum", math.Copysign(0, -1), -1, " -0 "},
 		{z, "mean", math.Copysign(0, -1), -1, " -0 "},
-		{big, "dot", -9223372036854775808, -1, "-9.2233720e+18"},
+		{big, "dot", -9223372036854775808, -1, "-9.223372e+18"},
 		{big, "sum", -4294967296, -1, " -4294967296 "},
 	} {
 		args := []string{"-variant", variants, "-a", c.file, "-op", c.op, "-reps", "2"}
