@@ -23,9 +23,9 @@ type Image struct {
 // to grey by luma (Rec. 601: 0.299 R + 0.587 G + 0.114 B), or, with rgb, kept as three planes.
 // 16-bit PNGs are scaled to 0..255; alpha is ignored.
 func ReadImage(path string, rgb bool) (*Image, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return nil, err // names the file
+		return nil, err
 	}
 	defer f.Close()
 	src, format, err := image.Decode(f)
