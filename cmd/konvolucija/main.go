@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
 	"time"
 
 	"tecaj/internal/cli"
@@ -83,10 +82,13 @@ func (opt *options) flags(fs *flag.FlagSet) {
 		"stacked with border rows between them, one launch; -o writes a colour PNG)")
 	fs.StringVar(&opt.fileA, "a", "", "a 1-D (-dim 1) or 2-D float32 .npy array (uint8 with -type uint8); sets the size")
 	opt.out.Flags(fs, "the result (.npy: float32, or uint8 with -type uint8; or .png/.jpg for -dim 2, rounded and clamped to 0..255, and for masks "+
-		"with negative weights, such as Sobel's, |value|, so that edges of either sign show)")
+		"with negative weights, such as Sobel's, |value|, so that edges of either sign show)", ".npy", ".png", ".jpg", ".jpeg")
 }
 
 func (opt *options) check(o *cli.Options) error {
+	if err := opt.out.Check(); err != nil {
+		return err
+	}
 	if opt.dim != 1 && opt.dim != 2 {
 		return fmt.Errorf("-dim %d: 1 or 2", opt.dim)
 	}
@@ -177,7 +179,7 @@ func (opt *options) check(o *cli.Options) error {
 	if o.N > math.MaxInt32 {
 		return fmt.Errorf("-n %d: at most %d elements", o.N, math.MaxInt32)
 	}
-	if opt.out.Path != "" && !strings.HasSuffix(opt.out.Path, ".npy") && opt.dim != 2 {
+	if opt.out.Path != "" && opt.out.Ext() != ".npy" && opt.dim != 2 {
 		return fmt.Errorf("-o %s: a 1-D result is written as .npy", opt.out.Path)
 	}
 	return nil
@@ -299,14 +301,15 @@ func (s *session) checked(row report.Row, out []float32) (report.Row, error) {
 
 func (s *session) report(row report.Row, out []float32, maxErr float64, bad int, first string) (report.Row, error) {
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(maxErr), report.Num(s.tol), bad == 0, first
-	return row, s.opt.out.Write(row, func(path string) error {
+	return row, s.opt.out.Write(row, func(temp func(string) string) error {
+		path := temp(s.opt.out.Path)
 		planes := [][]float32{append([]float32(nil), out...)}
 		h := s.h
 		if s.opt.planes == 3 { // each channel's rows out of the stack
 			h = s.opt.planeH
 			planes = verify.UnstackPlanes(out, s.w, h, 3, s.opt.stride)
 		}
-		if strings.HasSuffix(path, ".npy") {
+		if s.opt.out.Ext() == ".npy" {
 			shape := []int{h, s.w}
 			switch {
 			case s.opt.dim == 1:

@@ -72,10 +72,13 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.seglen, "seglen", "", "segmented: every segment N long, or mixed (lengths 1 to 10^6, half of them 1)")
 	fs.StringVar(&opt.flagsFile, "flags", "", "segmented: head flags from a 1-D .npy file (uint8 or bool; nonzero starts a segment)")
 	fs.StringVar(&opt.fileA, "a", "", "the input from a 1-D .npy file (float32 or int32); sets -n")
-	opt.out.Flags(fs, "the scan (.npy)")
+	opt.out.Flags(fs, "the scan (.npy)", ".npy")
 }
 
 func (opt *options) check(o *cli.Options) error {
+	if err := opt.out.Check(); err != nil {
+		return err
+	}
 	var err error
 	if opt.opIndex, err = cli.Choose("op", opt.op, gpu.ScanOps); err != nil {
 		return err
@@ -198,7 +201,7 @@ func (s *session) checked(row report.Row, out []uint32, tol func(float64) float6
 	c := verify.CheckScan(s.opt.op, s.opt.typ, out, s.ref, tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.MaxError), report.Num(c.Tolerance), c.Bad == 0, c.First
 	dtype := map[string]string{"float32": data.Float32, "int32": data.Int32}[s.opt.typ]
-	return row, s.opt.out.Write(row, func(path string) error { return data.WriteWords(path, dtype, out) })
+	return row, s.opt.out.Write(row, func(temp func(string) string) error { return data.WriteWords(temp(s.opt.out.Path), dtype, out) })
 }
 
 func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {

@@ -29,8 +29,9 @@ func command() cli.Command {
 		Default:   "best",
 		Baseline:  "g",
 		ErrorKind: "rel. error",
+		Scalar:    true,
 		HostVariants: []cli.HostVariant{
-			{Name: "cpu", Summary: "host: float32 squares, float64 sums, every core (goroutines); no GPU needed"},
+			{Name: "cpu", Summary: "host: float64 differences, squares and sums (as best), every core (goroutines); no GPU needed"},
 		},
 		Benchmarks:  []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
 		DeviceBytes: func(n int64) float64 { return 12*float64(n) + 64<<20 }, // a, b, g's n squares, scratch

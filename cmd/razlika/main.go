@@ -42,9 +42,9 @@ func command() cli.Command {
 		DeviceBytes: func(n int64) float64 { return 24*float64(n) + 64<<20 },
 		Flags: func(fs *flag.FlagSet) {
 			opt.files.Flags(fs)
-			opt.out.Flags(fs, "c (.npy)")
+			opt.out.Flags(fs, "c (.npy)", ".npy")
 		},
-		Check: func(o *cli.Options) error { return opt.files.Load("razlika", o) },
+		Check: func(o *cli.Options) error { return cli.FirstError(opt.out.Check(), opt.files.Load("razlika", o)) },
 		Plan:  func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazlika(r) },
 		Open:  func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
@@ -95,7 +95,7 @@ func (s *session) verified(row report.Row, c []float32) (report.Row, error) {
 	case check.Mismatches > 0:
 		row.Note = fmt.Sprintf("%d elements differ (first at %d)", check.Mismatches, check.First)
 	}
-	return row, s.opt.out.Write(row, func(path string) error { return data.WriteFloat32s(path, c) })
+	return row, s.opt.out.Write(row, func(temp func(string) string) error { return data.WriteFloat32s(temp(s.opt.out.Path), c) })
 }
 
 func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {

@@ -45,6 +45,7 @@ func command() cli.Command {
 		Default:   "best",
 		Baseline:  "r0",
 		ErrorKind: "rel. error",
+		Scalar:    true,
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
 		},
@@ -212,13 +213,13 @@ func (s *session) Free() {
 	}
 }
 
-// result is what the row shows: the result itself (arg: the index).
+// checked checks a result; the row shows the value, and for argmin/argmax also its index.
 func (s *session) checked(row report.Row, value float64, exact, index int64, tol float64) report.Row {
 	c := verify.CheckReduction(s.opt.op, s.opt.typ, s.o.N, value, exact, index, s.ref, tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Error), report.Num(c.Tolerance), c.Pass, c.Note
 	row.Result = report.Num(value)
-	if index >= 0 {
-		row.Result = report.Num(index)
+	if s.opt.op == "argmin" || s.opt.op == "argmax" {
+		row.Index = &index
 	}
 	return row
 }
@@ -252,6 +253,9 @@ func (s *session) RunHost(string) (report.Row, error) {
 	var sum float64
 	var exact, index int64
 	ms := cli.TimeHost(s.o.Reps, func() { sum, exact, index = verify.ReduceCPU(s.opt.op, s.a, s.b) })
+	if s.opt.typ == "int32" && s.opt.op != "min" && s.opt.op != "max" && s.opt.op != "argmin" && s.opt.op != "argmax" {
+		sum = float64(exact) // int32 sums, norms and dots are int64 sums, wrapping past 2^63 as the devices' do
+	}
 	value := sum
 	switch s.opt.op {
 	case "mean":

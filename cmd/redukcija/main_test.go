@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +63,67 @@ func TestFilesEveryOperator(t *testing.T) {
 		code, stdout, stderr := clitest.Run(t, "redukcija", "-variant", variant, "-a", a, "-b", b, "-op", op, "-reps", "2")
 		if code != 0 || !strings.Contains(stdout, "PASS") {
 			t.Errorf("redukcija -op %s on int32 files: exit %d\n%s%s", op, code, stdout, stderr)
+		}
+	}
+}
+
+// What -json and the table report (on the host; where there is a GPU, every variant that takes
+// the operator): the value for min and max, the index in its own field with the value there for
+// argmin and argmax, a sum of only -0.0 as -0.0, int32 dots wrapping past 2^63 as int64 does.
+func TestResults(t *testing.T) {
+	dir := t.TempDir()
+	m, z, big := filepath.Join(dir, "m.npy"), filepath.Join(dir, "z.npy"), filepath.Join(dir, "big.npy")
+	negZero := math.Float32frombits(0x80000000)
+	if err := cli.FirstError(data.WriteFloat32s(m, []float32{5, 3, -7.5, 2, 9}), data.WriteFloat32s(z, []float32{negZero, negZero, negZero}),
+		data.WriteWords(big, data.Int32, []uint32{0x80000000, 0x80000000})); err != nil {
+		t.Fatal(err)
+	}
+	variants := "cpu"
+	if clitest.NoGPU() == "" {
+		variants = "best,cub,cpu"
+	}
+	for _, c := range []struct {
+		file, op string
+		want     float64
+		index    int64 // -1: no index field
+		table    string
+	}{
+		{m, "min", -7.5, -1, " -7.5 "},
+		{m, "max", 9, -1, " 9 "},
+		{m, "argmin", -7.5, 2, "-7.5 at 2"},
+		{m, "argmax", 9, 4, "9 at 4"},
+		{z, "sum", math.Copysign(0, -1), -1, " -0 "},
+		{z, "mean", math.Copysign(0, -1), -1, " -0 "},
+		{big, "dot", -9223372036854775808, -1, "-9.223372e+18"},
+		{big, "sum", -4294967296, -1, " -4294967296 "},
+	} {
+		args := []string{"-variant", variants, "-a", c.file, "-op", c.op, "-reps", "2"}
+		if c.op == "dot" {
+			args = append(args, "-b", c.file)
+		}
+		code, stdout, stderr := clitest.Run(t, "redukcija", append(args, "-json")...)
+		var r struct {
+			Rows []struct {
+				Variant string
+				Result  *float64
+				Index   *int64
+				Pass    bool
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || len(r.Rows) == 0 {
+			t.Errorf("redukcija %v: exit %d, %v\n%s%s", args, code, err, stdout, stderr)
+			continue
+		}
+		for _, row := range r.Rows {
+			if row.Result == nil || *row.Result != c.want || math.Signbit(*row.Result) != math.Signbit(c.want) || !row.Pass {
+				t.Errorf("%s of %s, %s: result %v (pass %v), want %v", c.op, filepath.Base(c.file), row.Variant, row.Result, row.Pass, c.want)
+			}
+			if (row.Index == nil) != (c.index < 0) || (row.Index != nil && *row.Index != c.index) {
+				t.Errorf("%s of %s, %s: index %v, want %d (-1: none)", c.op, filepath.Base(c.file), row.Variant, row.Index, c.index)
+			}
+		}
+		if _, table, _ := clitest.Run(t, "redukcija", args...); !strings.Contains(table, c.table) {
+			t.Errorf("redukcija %v: the table does not show %q:\n%s", args, c.table, table)
 		}
 	}
 }

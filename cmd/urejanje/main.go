@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,13 +31,22 @@ type options struct {
 	keysFile          string
 	valuesFile        string
 	keys, values      []uint32 // from the files
+	valuesType        string   // the values' dtype: -values's (uint32 or int32), else uint32 indices
 	out               cli.Writer
+}
+
+// valuesPath is where -o's values go: FILE.values.npy beside FILE.npy ("" without -o or -pairs).
+func (opt *options) valuesPath() string {
+	if opt.out.Path == "" || !(opt.pairs || opt.valuesFile != "") {
+		return ""
+	}
+	return strings.TrimSuffix(opt.out.Path, filepath.Ext(opt.out.Path)) + ".values.npy"
 }
 
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{keyType: "float32", batch: 1, dist: "uniform"}
+	opt := &options{keyType: "float32", batch: 1, dist: "uniform", valuesType: data.Uint32}
 	return cli.Command{
 		Program:   gpu.Urejanje,
 		About:     "bitonic sort of 32-bit keys (random or -keys FILE.npy; or key-value pairs, or batches of arrays), every lecture variant, verified and timed",
@@ -68,10 +78,13 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.dist, "dist", opt.dist, "random input: "+strings.Join(verify.Distributions, ", "))
 	fs.StringVar(&opt.keysFile, "keys", "", "keys from a 1-D .npy file (float32, float64 rounded to float32, int32, uint32); sets -n (n x -batch keys)")
 	fs.StringVar(&opt.valuesFile, "values", "", "values from a 1-D .npy file (uint32 or int32, as bits) of the keys' length; implies -pairs")
-	opt.out.Flags(fs, "the sorted keys (.npy; with -pairs the values go to FILE's name with .values.npy)")
+	opt.out.Flags(fs, "the sorted keys (.npy; with -pairs the values go to FILE's name with .values.npy)", ".npy")
 }
 
 func (opt *options) check(o *cli.Options) error {
+	if err := opt.out.Check(opt.valuesPath()); err != nil {
+		return err
+	}
 	if opt.batch < 1 || opt.batch > 1<<20 {
 		return fmt.Errorf("-batch must be from 1 to 1048576 (got %d)", opt.batch)
 	}
@@ -145,6 +158,7 @@ func (opt *options) load(o *cli.Options) error {
 		return fmt.Errorf("%s: dtype %s, where uint32 or int32 values are needed", opt.valuesFile, v.Dtype)
 	}
 	opt.values, _ = v.Words()
+	opt.valuesType = v.Dtype
 	opt.pairs = true
 	return nil
 }
@@ -226,12 +240,12 @@ func (s *session) check(row report.Row) (report.Row, error) {
 	}
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Bad), 0, c.Bad == 0, c.First
 	row.Items = s.items
-	return row, opt.out.Write(row, func(path string) error {
+	return row, opt.out.Write(row, func(temp func(string) string) error {
 		dtype := map[string]string{"float32": data.Float32, "int32": data.Int32, "uint32": data.Uint32}[opt.keyType]
-		if err := data.WriteWords(path, dtype, s.out.Words()); err != nil || !opt.pairs {
+		if err := data.WriteWords(temp(opt.out.Path), dtype, s.out.Words()); err != nil || !opt.pairs {
 			return err
 		}
-		return data.WriteWords(strings.TrimSuffix(path, ".npy")+".values.npy", data.Uint32, values)
+		return data.WriteWords(temp(opt.valuesPath()), opt.valuesType, values)
 	})
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,9 @@ func fixtures(t *testing.T) (dir string) {
 func TestUsage(t *testing.T) {
 	dir := fixtures(t)
 	f := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.Mkdir(f("d.npy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -49,6 +53,10 @@ func TestUsage(t *testing.T) {
 		{[]string{"-keys", f("i4.npy"), "-values", f("f4.npy")}, "uint32 or int32 values"},
 		{[]string{"-values", f("u4.npy")}, "-values needs -keys"},
 		{[]string{"-keys", f("missing.npy")}, "missing.npy"},
+		{[]string{"-keys", dir}, "is a directory"},
+		{[]string{"-variant", "cpu", "-o", f("out.txt")}, "must end in .npy"},
+		{[]string{"-variant", "cpu", "-o", f("missing/out.npy")}, "cannot write in"},
+		{[]string{"-variant", "cpu", "-pairs", "-o", f("d.npy")}, "is a directory"},
 	} {
 		if code, _, stderr := clitest.Run(t, "urejanje", c.args...); code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
 			t.Errorf("urejanje %v: exit %d, %q; want 2 and one line with %q", c.args, code, stderr, c.want)
@@ -100,5 +108,25 @@ func TestKeysFileRoundTrip(t *testing.T) {
 		if vw[i] != v {
 			t.Errorf("value %d: %d, want %d", i, vw[i], v)
 		}
+	}
+}
+
+// int32 values come back as int32 (they were written as uint32: -1 read back as 4294967295), and
+// -o's extension is matched in any case.
+func TestInt32ValuesKeepTheirType(t *testing.T) {
+	dir := fixtures(t)
+	vals, sorted := filepath.Join(dir, "vals.npy"), filepath.Join(dir, "S.NPY")
+	if err := data.WriteWords(vals, data.Int32, []uint32{0xffffffff, 1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := clitest.Run(t, "urejanje", "-variant", "cpu", "-keys", filepath.Join(dir, "i4.npy"), "-values", vals, "-o", sorted); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	values, err := data.Read(filepath.Join(dir, "S.values.npy"))
+	if err != nil || values.Dtype != data.Int32 {
+		t.Fatalf("values: %v, %+v", err, values)
+	}
+	if w, _ := values.Words(); int32(w[1]) != -1 { // keys ascending: -2^31 (value 4), -3 (value -1)
+		t.Errorf("values %v", w)
 	}
 }

@@ -63,6 +63,7 @@ type Command struct {
 	Default      string // default variant
 	Baseline     string // the variant speed-ups are against
 	ErrorKind    string // the error column's heading
+	Scalar       bool   // the answer is a number (a distance, a sum): the table shows it
 	HostVariants []HostVariant
 	Benchmarks   []string // the argument lines of the benchmark tables (-benchmarks prints them)
 	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
@@ -220,7 +221,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	}
 	defer s.Free()
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
-		ErrorKind: c.ErrorKind, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
+		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
 	if dev != nil {
 		r.Device = dev.Name
 		timer, err := gpu.NewTimer()

@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"tecaj/internal/report"
 )
 
 // The memory advice cannot wrap: its sizes are float64, and the n it suggests is positive and fits.
@@ -39,5 +44,63 @@ func TestUnwrittenNeedsBothPoisons(t *testing.T) {
 	}
 	if !UnwrittenBytes([]byte{0xFF, 0xFF}, []byte{0x5A, 0x5A}) || UnwrittenBytes([]byte{0xFF, 0xFF}, []byte{0x5A, 0x00}) {
 		t.Error("UnwrittenBytes")
+	}
+}
+
+// -o writes beside its target and renames: a write that fails part-way leaves the target as it
+// was and no temporary file; one that succeeds replaces both files of a pair.
+func TestWriterKeepsTheTargetWhenAWriteFails(t *testing.T) {
+	dir := t.TempDir()
+	target, values := filepath.Join(dir, "exist.npy"), filepath.Join(dir, "exist.values.npy")
+	for _, f := range []string{target, values} {
+		if err := os.WriteFile(f, []byte("before"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &Writer{Path: target, Exts: []string{".npy"}}
+	err := w.Write(report.Row{Pass: true}, func(temp func(string) string) error {
+		if err := os.WriteFile(temp(target), []byte("whole"), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(temp(values), []byte("half"), 0o644); err != nil {
+			return err
+		}
+		return errors.New("no space left on device")
+	})
+	entries, _ := os.ReadDir(dir)
+	for _, f := range []string{target, values} {
+		if b, _ := os.ReadFile(f); err == nil || string(b) != "before" || len(entries) != 2 {
+			t.Errorf("a failed write: %v; %s holds %q; %d files in the folder", err, f, b, len(entries))
+		}
+	}
+	w = &Writer{Path: target, Exts: []string{".npy"}}
+	err = w.Write(report.Row{Pass: true}, func(temp func(string) string) error {
+		return FirstError(os.WriteFile(temp(target), []byte("new"), 0o644), os.WriteFile(temp(values), []byte("new values"), 0o644))
+	})
+	a, _ := os.ReadFile(target)
+	b, _ := os.ReadFile(values)
+	if entries, _ = os.ReadDir(dir); err != nil || string(a) != "new" || string(b) != "new values" || len(entries) != 2 {
+		t.Errorf("a whole write: %v; %q, %q; %d files", err, a, b, len(entries))
+	}
+}
+
+// -o is checked before computing: its extension (in any case) and its folder.
+func TestWriterCheck(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(dir, "out.npy"), true},
+		{filepath.Join(dir, "OUT.NPY"), true},
+		{filepath.Join(dir, "out.txt"), false},
+		{filepath.Join(dir, "out"), false},
+		{filepath.Join(dir, "missing", "out.npy"), false},
+		{dir + "/", false},
+	} {
+		w := &Writer{Path: c.path, Exts: []string{".npy", ".png"}}
+		if err := w.Check(); (err == nil) != c.ok {
+			t.Errorf("-o %s: %v, want ok=%v", c.path, err, c.ok)
+		}
 	}
 }

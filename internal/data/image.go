@@ -23,9 +23,9 @@ type Image struct {
 // to grey by luma (Rec. 601: 0.299 R + 0.587 G + 0.114 B), or, with rgb, kept as three planes.
 // 16-bit PNGs are scaled to 0..255; alpha is ignored.
 func ReadImage(path string, rgb bool) (*Image, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return nil, err // names the file
+		return nil, err
 	}
 	defer f.Close()
 	src, format, err := image.Decode(f)
@@ -49,7 +49,7 @@ func ReadImage(path string, rgb bool) (*Image, error) {
 	}
 	for y := 0; y < img.Height; y++ {
 		for x := 0; x < img.Width; x++ {
-			r, g, bl, _ := src.At(b.Min.X+x, b.Min.Y+y).RGBA() // 16-bit, alpha-premultiplied
+			r, g, bl := straight(src.At(b.Min.X+x, b.Min.Y+y))
 			at := y*img.Width + x
 			rf, gf, bf := float64(r)/257, float64(g)/257, float64(bl)/257
 			switch {
@@ -63,6 +63,20 @@ func ReadImage(path string, rgb bool) (*Image, error) {
 		}
 	}
 	return img, nil
+}
+
+// straight is a pixel's colour without its alpha, 16-bit: a PNG with alpha decodes to
+// non-premultiplied pixels, read as they are (RGBA() would premultiply them by alpha); any other
+// pixel with alpha is un-premultiplied.
+func straight(c color.Color) (r, g, b uint32) {
+	switch p := c.(type) {
+	case color.NRGBA:
+		return uint32(p.R) * 257, uint32(p.G) * 257, uint32(p.B) * 257
+	case color.NRGBA64:
+		return uint32(p.R), uint32(p.G), uint32(p.B)
+	}
+	n := color.NRGBA64Model.Convert(c).(color.NRGBA64)
+	return uint32(n.R), uint32(n.G), uint32(n.B)
 }
 
 func isGrey(m color.Model) bool { return m == color.GrayModel || m == color.Gray16Model }

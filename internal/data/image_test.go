@@ -101,3 +101,42 @@ func TestImageRefusesWithOneLineNamingTheFile(t *testing.T) {
 		t.Error("two channels written")
 	}
 }
+
+// Alpha is ignored, as documented: an RGBA pixel (200, 100, 50, alpha 128) reads as its own
+// colour's luma (124.2), not the colour premultiplied by alpha (62.3); 16-bit too.
+func TestImageIgnoresAlpha(t *testing.T) {
+	dir := t.TempDir()
+	m8 := image.NewNRGBA(image.Rect(0, 0, 2, 1))
+	m8.SetNRGBA(0, 0, color.NRGBA{200, 100, 50, 128})
+	m8.SetNRGBA(1, 0, color.NRGBA{200, 100, 50, 0})
+	m16 := image.NewNRGBA64(image.Rect(0, 0, 2, 1))
+	m16.SetNRGBA64(0, 0, color.NRGBA64{200 * 257, 100 * 257, 50 * 257, 128 * 257})
+	m16.SetNRGBA64(1, 0, color.NRGBA64{200 * 257, 100 * 257, 50 * 257, 0})
+	want := 0.299*200 + 0.587*100 + 0.114*50
+	for name, m := range map[string]image.Image{"8-bit": m8, "16-bit": m16} {
+		path := filepath.Join(dir, name+".png")
+		f, err := os.Create(path)
+		if err == nil {
+			err = png.Encode(f, m)
+			f.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rgb := range []bool{false, true} {
+			img, err := ReadImage(path, rgb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for x := 0; x < 2; x++ {
+				got := float64(img.Planes[0][x])
+				if rgb {
+					got = 0.299*float64(img.Planes[0][x]) + 0.587*float64(img.Planes[1][x]) + 0.114*float64(img.Planes[2][x])
+				}
+				if math.Abs(got-want) > 1e-3 {
+					t.Errorf("%s rgb=%v pixel %d: luma %.2f, want %.2f", name, rgb, x, got, want)
+				}
+			}
+		}
+	}
+}

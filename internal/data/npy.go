@@ -56,9 +56,9 @@ var (
 
 // Read reads a .npy file of one of the dtypes above (any shape; callers check the dimensions).
 func Read(path string) (*Array, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return nil, err // already names the file
+		return nil, err
 	}
 	defer f.Close()
 	a, err := read(f)
@@ -67,6 +67,20 @@ func Read(path string) (*Array, error) {
 	}
 	a.Path = path
 	return a, nil
+}
+
+// openFile opens a data file to read, refusing a directory in so many words (reading one fails
+// with an error about its contents).
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // already names the file
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory, not a file", path)
+	}
+	return f, nil
 }
 
 func read(r io.Reader) (*Array, error) {

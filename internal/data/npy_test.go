@@ -143,3 +143,15 @@ print(int(np.load(sys.argv[2]).view(np.uint32)[1000]))`
 		t.Errorf("last element's bits: numpy says %s, we read %08x", got, math.Float32bits(v[1000]))
 	}
 }
+
+// A directory given as a data file is called a directory (it read as "not a NumPy .npy file").
+func TestReadRefusesADirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Read(dir)
+	_, err2 := ReadImage(dir, false)
+	for _, e := range []error{err, err2} {
+		if e == nil || !strings.Contains(e.Error(), "is a directory") || !strings.Contains(e.Error(), dir) {
+			t.Errorf("reading a directory: %v", e)
+		}
+	}
+}

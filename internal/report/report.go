@@ -54,13 +54,14 @@ type Row struct {
 	Bytes     Num    `json:"bytes"` // the bytes the variant must move
 	GBps      Num    `json:"gb_per_s"`
 	PctCopy   Num    `json:"pct_of_copy"`
-	SpeedUp   Num    `json:"speed_up"`     // against the program's baseline variant, on total time (or Report.WorkOnly's)
-	Step      Num    `json:"step"`         // against the variant before it in the table (the lecture\'s "step")
-	Result    Num    `json:"result"`       // the program's answer where it is a number (a distance)
-	Error     Num    `json:"error"`        // against the float64 reference
-	Tolerance Num    `json:"tolerance"`    // the derived bound Error must stay within
-	Items     int64  `json:"items"`        // items one run processes (elements, keys)
-	MItemsPS  Num    `json:"mitems_per_s"` // millions of items a second
+	SpeedUp   Num    `json:"speed_up"`        // against the program's baseline variant, on total time (or Report.WorkOnly's)
+	Step      Num    `json:"step"`            // against the variant before it in the table (the lecture\'s "step")
+	Result    Num    `json:"result"`          // the program's answer where it is a number (a distance, a sum, a minimum)
+	Index     *int64 `json:"index,omitempty"` // argmin/argmax: the index of Result
+	Error     Num    `json:"error"`           // against the float64 reference
+	Tolerance Num    `json:"tolerance"`       // the derived bound Error must stay within
+	Items     int64  `json:"items"`           // items one run processes (elements, keys)
+	MItemsPS  Num    `json:"mitems_per_s"`    // millions of items a second
 	Pass      bool   `json:"pass"`
 	// the lecture's counter-example: expected to be wrong; a wrong result says WRONG and does not
 	// fail the command
@@ -78,6 +79,7 @@ type Report struct {
 	CopyGBps  Num    `json:"copy_gb_per_s"` // device-to-device copy, read + write, measured in this run
 	H2DMs     Num    `json:"h2d_ms"`        // copying the inputs to the device once
 	ErrorKind string `json:"error_kind"`    // what Error measures
+	Scalar    bool   `json:"-"`             // the answer is a number: the table shows each row's
 	Baseline  string `json:"baseline"`      // the variant speed-ups are against
 	// WorkOnly: speed-ups and steps on kernel + host time, the copy back left out (every device
 	// variant copies the same outputs back: the copy would only dilute each step)
@@ -185,10 +187,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s\ttolerance\tcheck\t\n", r.Unit, r.ErrorKind)
+	results := r.Scalar // a column for the answer where the program's is a number
+	resultHead, resultGap := "", ""
+	if results {
+		resultHead, resultGap = "result\t", "\t"
+	}
+	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s%s\ttolerance\tcheck\t\n", r.Unit, resultHead, r.ErrorKind)
 	for _, row := range r.Rows {
 		if row.Refused != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\t\tskip\t  outside domain: %s\n", row.Variant, row.Refused)
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t%s\t\tskip\t  outside domain: %s\n", row.Variant, resultGap, row.Refused)
 			continue
 		}
 		check := "PASS"
@@ -206,9 +213,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if row.Note != "" {
 			note = "  " + row.Note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
+		result := ""
+		if results {
+			result = row.resultText() + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
 			us(row.KernelMs), fixed(row.GBps, 0), fixed(row.MItemsPS, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
-			fixed(row.SpeedUp, 2), fixed(row.Step, 2), sci(row.Error), sci(row.Tolerance), check, note)
+			fixed(row.SpeedUp, 2), fixed(row.Step, 2), result, sci(row.Error), sci(row.Tolerance), check, note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -217,6 +228,26 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintln(w, strings.Join(r.extra, "\n"))
 	}
 	return nil
+}
+
+// resultText is the answer as the table shows it: integers whole, other values to 8 significant
+// digits (-0 keeps its sign), argmin/argmax as the index and the value there.
+func (row Row) resultText() string {
+	v := float64(row.Result)
+	text := "NaN"
+	switch {
+	case math.IsNaN(v):
+	case math.IsInf(v, 0):
+		text = fmt.Sprint(v)
+	case v == math.Trunc(v) && math.Abs(v) < 1<<53 && !(v == 0 && math.Signbit(v)):
+		text = fmt.Sprintf("%.0f", v)
+	default:
+		text = fmt.Sprintf("%.8g", v)
+	}
+	if row.Index != nil {
+		return fmt.Sprintf("%s at %d", text, *row.Index)
+	}
+	return text
 }
 
 // WriteJSON prints the report as one JSON document.

@@ -60,3 +60,49 @@ func TestScanReferenceAndCPU(t *testing.T) {
 		t.Errorf("a changed element: %+v", c)
 	}
 }
+
+// A float sum's NaN and Inf are compared as NaN and Inf, and an overflow to Inf, which the
+// float64 reference does not see, is accepted where the magnitudes summed pass float32's range;
+// a finite result where the reference is NaN, or a NaN where it is finite, still fails.
+func TestScanCheckFloatSpecials(t *testing.T) {
+	f := func(xs ...float32) []uint32 {
+		out := make([]uint32, len(xs))
+		for i, x := range xs {
+			out[i] = math.Float32bits(x)
+		}
+		return out
+	}
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	tol := func(a float64) float64 { return 1e-6 * a }
+	check := func(name string, in []uint32, wantBad int64) {
+		t.Helper()
+		for _, gpuNaN := range []uint32{0x7fc00000, 0x7fffffff} { // the host's NaN and the GPU's
+			out := make([]uint32, len(in))
+			ScanCPU("sum", "float32", false, in, nil, out)
+			for i := range out {
+				if o := math.Float32frombits(out[i]); o != o {
+					out[i] = gpuNaN
+				}
+			}
+			if c := CheckScan("sum", "float32", out, Scan("sum", "float32", false, in, nil), tol); c.Bad != wantBad {
+				t.Errorf("%s (NaN %08x): %d bad, want %d: %s", name, gpuNaN, c.Bad, wantBad, c.First)
+			}
+		}
+	}
+	check("a NaN", f(1, nan, 2), 0)
+	check("an Inf", f(1, inf, 2), 0)
+	check("Inf - Inf", f(inf, -inf, 2), 0)
+	big := make([]float32, 1000)
+	for i := range big {
+		big[i] = 3e38
+	}
+	check("an overflow", f(big...), 0)
+	ref := Scan("sum", "float32", false, f(1, nan, 2), nil)
+	if c := CheckScan("sum", "float32", f(1, 5, 7), ref, tol); c.Bad != 2 {
+		t.Errorf("finite where the reference is NaN: %d bad, want 2", c.Bad)
+	}
+	ref = Scan("sum", "float32", false, f(1, 2, 3), nil)
+	if c := CheckScan("sum", "float32", f(1, nan, inf), ref, tol); c.Bad != 2 {
+		t.Errorf("NaN and Inf where the reference is finite: %d bad, want 2", c.Bad)
+	}
+}

@@ -18,22 +18,24 @@ func SquaredDistance(a, b []float32) float64 {
 	return total.sum()
 }
 
-// SquaredDistanceCPU is razdalja's host variant: float32 differences and squares as on the
-// device, each core summing its chunks in float64, the chunk sums added in order.
+// SquaredDistanceCPU is razdalja's host variant: each difference (exact) and its square in
+// float64, as best computes them, so inputs near 1e20 or 1e-41 give the right distance where
+// float32 squares overflow or vanish; each core sums its chunks in float64, the chunk sums added
+// in order.
 func SquaredDistanceCPU(a, b []float32) float64 {
 	return sumChunks(len(a), func(lo, hi int) float64 {
 		s := 0.0
 		for i := lo; i < hi; i++ {
-			d := a[i] - b[i]
-			s += float64(d * d)
+			d := float64(a[i]) - float64(b[i])
+			s += d * d
 		}
 		return s
 	})
 }
 
-// DistanceCPUTolerance bounds SquaredDistanceCPU's distance: the float32 difference and square
-// round twice (gamma_2 with u = 2^-24), the float64 sums at most n times (gamma_n with 2^-53),
-// and the root halves the relative error of the sum.
+// DistanceCPUTolerance bounds SquaredDistanceCPU's distance: the float64 square rounds once and
+// the float64 sums at most n times (gamma_(n+1) with u = 2^-53); the root halves the relative
+// error of the sum and adds a rounding of its own.
 func DistanceCPUTolerance(n int64) float64 {
-	return 0.5*(gamma(2, 0x1p-24)+gamma(float64(n), 0x1p-53)) + 0x1p-52
+	return 0.5*gamma(float64(n)+1, 0x1p-53) + 0x1p-52
 }

@@ -34,3 +34,22 @@ func TestToleranceGrowsWithN(t *testing.T) {
 		t.Fatalf("tolerances %g (n=10), %g (n=2^30)", small, large)
 	}
 }
+
+// The host variant is right wherever best is: inputs near 1e20 (float32 squares overflow) and
+// near 1e-41 (float32 squares vanish) give the float64 reference within its bound.
+func TestSquaredDistanceCPUExtremeMagnitudes(t *testing.T) {
+	for _, scale := range []float32{1e20, 3e38, 1e-41} {
+		n := chunk + 7
+		a, b := make([]float32, n), make([]float32, n)
+		Uniform(a, 5)
+		Uniform(b, 6)
+		for i := range a {
+			a[i] *= scale
+			b[i] *= scale
+		}
+		ref, cpu := math.Sqrt(SquaredDistance(a, b)), math.Sqrt(SquaredDistanceCPU(a, b))
+		if tol := DistanceCPUTolerance(int64(n)); ref == 0 || math.IsInf(ref, 0) || !Within(cpu, ref, tol) {
+			t.Errorf("scale %g: cpu %v vs reference %v: error %g over tolerance %g", scale, cpu, ref, RelativeError(cpu, ref), tol)
+		}
+	}
+}

@@ -44,7 +44,7 @@ func Reference(op string, a, b []float64) ReductionReference { return fold(op, a
 func fold(op string, a, b []float64, compensated bool) ReductionReference {
 	r := ReductionReference{Index: -1}
 	less := op == "min" || op == "argmin"
-	var sum neumaier
+	sum := neumaier{s: negativeZero}
 	for i, x := range a {
 		m := x
 		switch op {
@@ -142,7 +142,7 @@ func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
 		p.Index += int64(lo)
 		parts[c] = p
 	})
-	total := ReductionReference{Index: -1}
+	total := ReductionReference{Index: -1, Sum: negativeZero}
 	less := op == "min" || op == "argmin"
 	for _, p := range parts {
 		total.Sum += p.Sum

@@ -190,6 +190,9 @@ func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t KeyType
 	return res
 }
 
+// CanonicalNaN is the one NaN sorted float keys come out as.
+const CanonicalNaN = 0x7fffffff
+
 // SortCPU is urejanje's host variant: Go's sort.SliceStable on each array, arrays in parallel;
 // with values it sorts indices (an argsort) and gathers the keys, and the values (valuesIn's,
 // or where it is nil the indices themselves).
@@ -209,6 +212,9 @@ func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t KeyType, desc
 		})
 		for i, j := range idx {
 			out[b*n+int64(i)] = kin[j]
+			if t == Float32 && kin[j]&0x7fffffff > 0x7f800000 {
+				out[b*n+int64(i)] = CanonicalNaN // as the devices' sorts give every NaN
+			}
 			if values != nil {
 				values[b*n+int64(i)] = j
 				if valuesIn != nil {

@@ -63,3 +63,28 @@ func TestCheckPairsFollowsTheValues(t *testing.T) {
 		t.Error("a changed value passed")
 	}
 }
+
+// The host sort gives every NaN as the canonical NaN, as the devices' sorts do: payloads and
+// signs do not survive (README's promise), and the other keys keep their bits.
+func TestSortCPUCanonicalNaN(t *testing.T) {
+	in := []uint32{0xffc00000, 0x3f800000, 0x7f800001, 0x80000000, 0x7fc00000}
+	for _, desc := range []bool{false, true} {
+		out := make([]uint32, len(in))
+		SortCPU(in, nil, out, nil, int64(len(in)), 1, Float32, desc)
+		nans := 0
+		for _, w := range out {
+			if w&0x7fffffff > 0x7f800000 {
+				nans++
+				if w != CanonicalNaN {
+					t.Errorf("desc=%v: NaN %08x came out, want %08x", desc, w, CanonicalNaN)
+				}
+			}
+		}
+		if nans != 3 || (!desc && (out[0] != 0x80000000 || out[1] != 0x3f800000)) {
+			t.Errorf("desc=%v: %08x", desc, out)
+		}
+		if c := CheckSort(in, out, nil, int64(len(in)), 1, Float32, desc); c.Bad != 0 {
+			t.Errorf("desc=%v: the check fails the host sort: %+v", desc, c)
+		}
+	}
+}

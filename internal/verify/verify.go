@@ -124,8 +124,11 @@ func (k *neumaier) add(x float64) {
 }
 
 func (k neumaier) sum() float64 {
-	if math.IsInf(k.s, 0) || math.IsNaN(k.s) {
+	if math.IsInf(k.s, 0) || math.IsNaN(k.s) || k.c == 0 { // (c == 0: a sum of only -0.0 stays -0.0)
 		return k.s
 	}
 	return k.s + k.c
 }
+
+// negativeZero is the identity of float sums: x + -0.0 is x for every x, -0.0 included.
+var negativeZero = math.Copysign(0, -1)
