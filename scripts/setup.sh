@@ -19,4 +19,5 @@ archs=$(scripts/gpu-archs.sh)
 # (named every time: a build folder configured before keeps its cached architectures otherwise)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs"
 cmake --build build -j"$(nproc)"
-go build ./...
+go build -o bin/ ./cmd/...
+echo "the commands are in bin/: bin/razdalja -h (or go run ./cmd/razdalja -h, which reports every nonzero exit status as 1)"

@@ -147,14 +147,26 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	// a variant's domain is host knowledge: a request outside it is refused before any GPU is
+	// touched (planned here for gpu.NoGPUProfile; the library rows take any n)
+	for _, v := range chosen {
+		if o.Variant == "all" || v.Library || (v.OwnGrid && o.Blocks != 0) {
+			continue
+		}
+		if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
+			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
+				c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
+			return ExitUsage
+		}
+	}
 	var dev *gpu.Device
 	if len(chosen) > 0 || o.Info {
 		dev, err = gpu.Open()
 		if err != nil {
 			if gpu.NoGPU(err) {
-				fmt.Fprintf(stderr, "%s: no usable GPU or driver (%v).\n", c.name(), err)
+				fmt.Fprintf(stderr, "%s: %s.\n", c.name(), gpu.NoGPUReason(err))
 				if len(c.HostVariants) > 0 {
-					fmt.Fprintf(stderr, "The host version runs without one: %s -variant %s\n", c.name(), c.HostVariants[0].Name)
+					fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), c.HostVariants[0].Name))
 				}
 				return ExitNoGPU
 			}
@@ -297,7 +309,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	if c.Flags != nil {
 		c.Flags(fs)
 	}
-	fs.Usage = func() { fmt.Fprintf(stderr, "run %s -h for the flags and variants\n", c.name()) }
+	fs.Usage = func() {} // -h prints help() alone; a parse error its message and the hint below
 	help := func() {
 		fmt.Fprintf(stderr, "%s: %s\n\nUsage: %s [flags]\n\n", c.name(), c.About, c.name())
 		fs.PrintDefaults()
@@ -313,6 +325,8 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			help()
+		} else {
+			fmt.Fprintf(stderr, "run %s -h for the flags and variants\n", c.name())
 		}
 		return o, err
 	}
@@ -322,6 +336,30 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	o.Set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.Set[f.Name] = true })
 	return o, c.validate(&o)
+}
+
+// hostCommandLine is the user's own command line with -variant set to host: the program as it
+// was started (under `go run`, as `go run ./cmd/NAME`), every other argument as given.
+func hostCommandLine(argv []string, name, host string) string {
+	prog := name
+	if len(argv) > 0 {
+		prog = argv[0]
+		if strings.Contains(prog, "go-build") { // a binary `go run` built and removes
+			prog = "go run ./cmd/" + name
+		}
+	}
+	out := []string{prog}
+	for i := 1; i < len(argv); i++ {
+		a := strings.TrimLeft(argv[i], "-")
+		switch {
+		case a == "variant" && strings.HasPrefix(argv[i], "-") && i+1 < len(argv):
+			i++ // its value goes
+		case strings.HasPrefix(a, "variant=") && strings.HasPrefix(argv[i], "-"):
+		default:
+			out = append(out, argv[i])
+		}
+	}
+	return strings.Join(append(out, "-variant", host), " ")
 }
 
 func (c Command) validate(o *Options) error {

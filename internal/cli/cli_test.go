@@ -104,3 +104,21 @@ func TestWriterCheck(t *testing.T) {
 		}
 	}
 }
+
+// The no-GPU hint is the user's command line with -variant cpu: under `go run` as `go run
+// ./cmd/NAME`, with any -variant of theirs (two words, or -variant=X, or --variant) replaced.
+func TestHostCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"bin/razdalja", "-n", "1e6"}, "bin/razdalja -n 1e6 -variant cpu"},
+		{[]string{"/tmp/go-build123/b001/exe/razdalja", "-variant", "best", "-n", "5"}, "go run ./cmd/razdalja -n 5 -variant cpu"},
+		{[]string{"./razdalja", "-variant=all", "--variant", "g", "-a", "x.npy"}, "./razdalja -a x.npy -variant cpu"},
+		{nil, "razdalja -variant cpu"},
+	} {
+		if got := hostCommandLine(c.argv, "razdalja", "cpu"); got != c.want {
+			t.Errorf("%v: %q, want %q", c.argv, got, c.want)
+		}
+	}
+}

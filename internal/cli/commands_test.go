@@ -5,6 +5,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,47 @@ func TestVectorFilesUsage(t *testing.T) {
 	}
 }
 
+func withoutVariant(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-variant" {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// A variant's domain is host knowledge: a request outside it exits 2 with or without a GPU.
+func TestDomainNeedsNoGPU(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"razlika", []string{"-variant", "1", "-n", "2000"}},
+		{"redukcija", []string{"-op", "argmax", "-variant", "bm"}},
+		{"prefiks", []string{"-variant", "warp", "-n", "33"}},
+	} {
+		code, _, stderr := clitest.Run(t, c.name, c.args...)
+		if code != 2 || !strings.Contains(stderr, "its domain is") || !clitest.OneLine(stderr) {
+			t.Errorf("%s %v: exit %d, %q; want 2 and the domain in one line", c.name, c.args, code, stderr)
+		}
+	}
+}
+
+// -h prints the help alone; a bad flag its message and a pointer to -h.
+func TestHelpStartsWithTheProgram(t *testing.T) {
+	for _, name := range clitest.Commands(t) {
+		if _, _, stderr := clitest.Run(t, name, "-h"); !strings.HasPrefix(stderr, name+": ") || strings.Contains(stderr, "run "+name+" -h") {
+			t.Errorf("%s -h begins %q", name, strings.SplitN(stderr, "\n", 2)[0])
+		}
+		if code, _, stderr := clitest.Run(t, name, "-bogus"); code != 2 || !strings.Contains(stderr, "run "+name+" -h") {
+			t.Errorf("%s -bogus: exit %d, %q", name, code, stderr)
+		}
+	}
+}
+
 func TestWithoutGPU(t *testing.T) {
 	if clitest.NoGPU() == "" {
 		t.Skip("a GPU is present: the no-GPU paths cannot be seen here")
@@ -116,8 +158,11 @@ func TestWithoutGPU(t *testing.T) {
 	for _, name := range clitest.Commands(t) {
 		for _, args := range [][]string{{"-n", "1000"}, {"-variant", "all"}, {"-variant", "best,cpu"}, {"-info"}} {
 			code, _, stderr := clitest.Run(t, name, args...)
-			if code != 3 || !strings.Contains(stderr, "no usable GPU") || !strings.Contains(stderr, "-variant cpu") {
-				t.Errorf("%s %v without a GPU: exit %d, %q; want 3 and a pointer to -variant cpu", name, args, code, stderr)
+			// the hint is the user's own command line, with -variant cpu in place of theirs
+			hint := filepath.Join(clitest.Bin(t), name) + " " + strings.Join(withoutVariant(args), " ") + " -variant cpu"
+			if code != 3 || !strings.Contains(stderr, "no NVIDIA driver found") && !strings.Contains(stderr, "no usable GPU") ||
+				!strings.Contains(stderr, strings.ReplaceAll(hint, "  ", " ")) {
+				t.Errorf("%s %v without a GPU: exit %d, %q; want 3 and the hint %q", name, args, code, stderr, hint)
 			}
 		}
 		code, stdout, stderr := clitest.Run(t, name, "-variant", "cpu", "-n", "2^20+3", "-reps", "2")

@@ -60,6 +60,19 @@ func NoGPU(err error) bool {
 	return false
 }
 
+// NoGPUReason says in words why NoGPU(err) holds: no NVIDIA driver at all (the runtime calls that
+// an insufficient driver), a driver older than the runtime, or no device.
+func NoGPUReason(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code == 35 {
+		if _, statErr := os.Stat("/proc/driver/nvidia/version"); statErr != nil {
+			return "no NVIDIA driver found (no GPU, or its driver is not installed)"
+		}
+		return "the NVIDIA driver is older than this CUDA runtime (" + e.Name + "): update the driver"
+	}
+	return fmt.Sprintf("no usable GPU or driver (%v)", err)
+}
+
 func check(op string, s C.tc_status) error {
 	if s == C.TC_OK {
 		return nil
