@@ -150,11 +150,14 @@ func read(r io.Reader) (*Array, error) {
 		a.Shape = append(a.Shape, d)
 	}
 	n := int64(1)
-	for _, d := range a.Shape {
-		n *= int64(d)
-		if n > 1<<40 {
-			return nil, fmt.Errorf("shape (%s) is too large", m[1])
+	for _, d := range a.Shape { // (checked before each product: a product that wraps cannot pass)
+		if d > 0 && n > (1<<40)/int64(d) {
+			return nil, fmt.Errorf("shape (%s) is too large (at most 2^40 elements)", m[1])
 		}
+		n *= int64(d)
+	}
+	if n == 0 && len(a.Shape) > 1 {
+		return nil, fmt.Errorf("shape (%s) holds no elements", m[1])
 	}
 	want := n * int64(itemSize[a.Dtype])
 	var buf bytes.Buffer

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -152,6 +153,32 @@ func TestReadRefusesADirectory(t *testing.T) {
 	for _, e := range []error{err, err2} {
 		if e == nil || !strings.Contains(e.Error(), "is a directory") || !strings.Contains(e.Error(), dir) {
 			t.Errorf("reading a directory: %v", e)
+		}
+	}
+}
+
+// A shape whose product wraps int64 (it read as an empty array, and konvolucija's reference then
+// indexed past it) or holds no elements in 2-D is refused by name.
+func TestRefusesShapesThatWrapOrHoldNothing(t *testing.T) {
+	dir := t.TempDir()
+	for shape, want := range map[string]string{
+		"(4294967296, 4294967296)":    "too large",
+		"(3037000500, 3037000500, 4)": "too large",
+		"(1099511627777,)":            "too large",
+		"(0, 5)":                      "holds no elements",
+	} {
+		header := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shape)
+		for (10+len(header)+1)%64 != 0 {
+			header += " "
+		}
+		raw := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)+1), 0)
+		raw = append(append(raw, header...), '\n')
+		path := filepath.Join(dir, "a.npy")
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("shape %s: %v, want %q", shape, err, want)
 		}
 	}
 }
