@@ -52,6 +52,7 @@ func command() cli.Command {
 			"-width 8192 -height 8192 -mask sobel -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20",
 			"-width 8192 -height 8192 -type uint8 -reps 20"},
 		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
+		HostBytes:   func(n int64) float64 { return 24*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {

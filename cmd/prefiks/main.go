@@ -55,6 +55,7 @@ func command() cli.Command {
 			"-n 2^28 -type int32 -seglen mixed -reps 20", "-n 2^28 -op max -reps 20"},
 		// in, out, flags, the totals' levels (or CUB's keys and temp), pairs for seg
 		DeviceBytes: func(n int64) float64 { return 4*float64(n) + 4*float64(n) + float64(n) + 12*float64(n) + 64<<20 },
+		HostBytes:   func(n int64) float64 { return 40*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {

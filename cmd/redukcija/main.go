@@ -54,6 +54,7 @@ func command() cli.Command {
 			"-n 2^28 -op norm -reps 30", "-n 1000000 -op max -reps 50"},
 		// a and b (8-byte elements at most), partials and scratch
 		DeviceBytes: func(n int64) float64 { return 16*float64(n) + 64<<20 },
+		HostBytes:   func(n int64) float64 { return 32*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {

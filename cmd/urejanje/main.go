@@ -61,6 +61,7 @@ func command() cli.Command {
 			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32"},
 		// keys in and out, values in and out, the padded network (up to 2x, 8-byte words) or CUB's temp
 		DeviceBytes: func(n int64) float64 { return float64(n)*float64(opt.batch)*(4+4+4+4+16+8) + 64<<20 },
+		HostBytes:   func(n int64) float64 { return float64(n)*float64(opt.batch)*32 + 64<<20 }, // keys, values, the check's order
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {

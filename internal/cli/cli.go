@@ -69,6 +69,9 @@ type Command struct {
 	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
 	// float64 so that no n can wrap it.
 	DeviceBytes func(n int64) float64
+	// HostBytes is the host memory a run of n items needs (inputs, outputs, the reference), checked
+	// against what the system has available before anything is allocated.
+	HostBytes func(n int64) float64
 	// Flags adds the program's own flags; Check checks them after parsing, and may read data
 	// files and set o.N from them.
 	Flags func(fs *flag.FlagSet)
@@ -147,6 +150,12 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	if avail := hostAvailable(); avail > 0 {
+		if msg := memoryAdvice(o.N, c.HostBytes, avail, 0, "host"); msg != "" {
+			fmt.Fprintf(stderr, "%s: %s (this machine has %.1f GB available)\n", c.name(), msg, avail/1e9)
+			return ExitUsage
+		}
+	}
 	// a variant's domain is host knowledge: a request outside it is refused before any GPU is
 	// touched (planned here for gpu.NoGPUProfile; the library rows take any n)
 	for _, v := range chosen {
@@ -178,7 +187,7 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		return c.info(stdout, stderr, device)
 	}
 	if dev != nil {
-		if msg := memoryAdvice(o.N, c.DeviceBytes, float64(dev.FreeBytes)); msg != "" {
+		if msg := memoryAdvice(o.N, c.DeviceBytes, float64(dev.FreeBytes), float64(2*ceilingBytes), "device"); msg != "" {
 			fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
 			return ExitUsage
 		}
@@ -431,13 +440,12 @@ func (c Command) info(stdout, stderr io.Writer, device []gpu.Variant) int {
 // memoryAdvice is "" when a run of n items fits in free bytes of device memory beside the copy
 // ceiling's two buffers; otherwise it says how much n needs and the largest n that fits. Sizes are
 // float64 so that no n wraps them; the largest n is found by bisection on the same function.
-func memoryAdvice(n int64, bytes func(int64) float64, free float64) string {
-	reserve := float64(2 * ceilingBytes)
+func memoryAdvice(n int64, bytes func(int64) float64, free, reserve float64, what string) string {
 	fits := func(m int64) bool { return bytes(m)+reserve <= free }
 	if fits(n) {
 		return ""
 	}
-	need := fmt.Sprintf("-n %d needs %.1f GB of device memory", n, (bytes(n)+reserve)/1e9)
+	need := fmt.Sprintf("-n %d needs %.1f GB of %s memory", n, (bytes(n)+reserve)/1e9, what)
 	if !fits(1) {
 		return need + "; not even -n 1 fits"
 	}
@@ -451,6 +459,21 @@ func memoryAdvice(n int64, bytes func(int64) float64, free float64) string {
 		}
 	}
 	return fmt.Sprintf("%s: use -n %d or less", need, lo)
+}
+
+// hostAvailable is the host memory available to a new run (Linux's MemAvailable), 0 where unknown.
+func hostAvailable() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var kb float64
+		if _, err := fmt.Sscanf(line, "MemAvailable: %f kB", &kb); err == nil {
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 // listed is -variant's names (one, or a comma-separated list); nil for all.

@@ -16,20 +16,20 @@ func TestMemoryAdviceSuggestsAPositiveNThatFits(t *testing.T) {
 	bytes := func(n int64) float64 { return 24*float64(n) + 64<<20 }
 	free := 79e9
 	for _, n := range []int64{1 << 40, 1 << 62, 1<<62 + 1<<61, 4e9} {
-		msg := memoryAdvice(n, bytes, free)
+		msg := memoryAdvice(n, bytes, free, 512<<20, "device")
 		i := strings.Index(msg, "use -n ")
 		if i < 0 {
 			t.Fatalf("n=%d: %q has no suggestion", n, msg)
 		}
 		most, err := strconv.ParseInt(strings.Fields(msg[i+len("use -n "):])[0], 10, 64)
-		if err != nil || most < 1 || memoryAdvice(most, bytes, free) != "" || memoryAdvice(most+1, bytes, free) == "" {
+		if err != nil || most < 1 || memoryAdvice(most, bytes, free, 512<<20, "device") != "" || memoryAdvice(most+1, bytes, free, 512<<20, "device") == "" {
 			t.Errorf("n=%d: suggests %d (%v): it must be the largest n that fits", n, most, err)
 		}
 	}
-	if msg := memoryAdvice(1000, bytes, free); msg != "" {
+	if msg := memoryAdvice(1000, bytes, free, 512<<20, "device"); msg != "" {
 		t.Errorf("1000 elements do not fit: %q", msg)
 	}
-	if msg := memoryAdvice(5, bytes, 1e6); !strings.Contains(msg, "not even -n 1") {
+	if msg := memoryAdvice(5, bytes, 1e6, 512<<20, "device"); !strings.Contains(msg, "not even -n 1") {
 		t.Errorf("a full device: %q", msg)
 	}
 }

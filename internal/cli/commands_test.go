@@ -266,3 +266,20 @@ func TestTimeCopyTakesTheMedianOfQuickCopies(t *testing.T) {
 		}
 	}
 }
+
+// Sizes past the host's memory are refused in one line, before anything is allocated: a panic in
+// makeslice, or the runtime's out-of-memory trace, before.
+func TestHostMemoryIsChecked(t *testing.T) {
+	for _, name := range clitest.Commands(t) {
+		for _, n := range []string{"2^62", "2^40"} {
+			code, _, stderr := clitest.Run(t, name, "-variant", "cpu", "-n", n)
+			capped := strings.Contains(stderr, "of host memory") || strings.Contains(stderr, "from 1 to") // (konvolucija caps -n itself)
+			if code != 2 || !capped || !clitest.OneLine(stderr) {
+				t.Errorf("%s -variant cpu -n %s: exit %d, %q; want 2 and one line on host memory", name, n, code, stderr)
+			}
+		}
+	}
+	if code, _, stderr := clitest.Run(t, "urejanje", "-variant", "cpu", "-n", "2^20", "-batch", "1048576"); code != 2 || !clitest.OneLine(stderr) {
+		t.Errorf("urejanje -n 2^20 -batch 2^20: exit %d, %q", code, stderr)
+	}
+}
