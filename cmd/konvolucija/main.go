@@ -145,8 +145,14 @@ func (opt *options) check(o *cli.Options) error {
 			for i, v := range px {
 				opt.img[i] = float32(v)
 			}
-		} else if opt.img, _, err = a.Float32s(); err != nil {
-			return err
+		} else {
+			var changed int
+			if opt.img, changed, err = a.Float32s(); err != nil {
+				return err
+			}
+			if note := data.RoundingNote("konvolucija", opt.fileA, changed, len(opt.img)); note != "" {
+				fmt.Fprintln(os.Stderr, note)
+			}
 		}
 		if opt.dim == 2 {
 			opt.height, opt.width = a.Shape[0], a.Shape[1]

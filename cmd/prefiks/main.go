@@ -100,9 +100,16 @@ func (opt *options) check(o *cli.Options) error {
 		if _, err := a.Vector(); err != nil {
 			return err
 		}
-		typ := map[string]string{data.Float32: "float32", data.Int32: "int32"}[a.Dtype]
+		typ := map[string]string{data.Float32: "float32", data.Float64: "float32", data.Int32: "int32"}[a.Dtype]
 		if typ == "" {
-			return fmt.Errorf("%s: dtype %s, where float32 or int32 is needed", opt.fileA, a.Dtype)
+			return fmt.Errorf("%s: dtype %s, where float32, float64 (rounded to float32) or int32 is needed", opt.fileA, a.Dtype)
+		}
+		if a.Dtype == data.Float64 { // the scan is float32's: rounded, with a note where values change
+			f, changed, _ := a.Float32s()
+			if note := data.RoundingNote("prefiks", opt.fileA, changed, len(f)); note != "" {
+				fmt.Fprintln(os.Stderr, note)
+			}
+			a = data.FromFloat32s(opt.fileA, f)
 		}
 		if o.Set["type"] && typ != opt.typ {
 			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)

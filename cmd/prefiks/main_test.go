@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/binary"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +63,33 @@ func TestFilesRoundTrip(t *testing.T) {
 	for i, want := range []uint32{0, 1, 0, 3, 0} {
 		if w[i] != want {
 			t.Errorf("out[%d] = %d, want %d", i, w[i], want)
+		}
+	}
+}
+
+// NumPy's default dtypes: float64 is rounded to float32 (noted only where a value changes), and
+// int64 read as int32 where every value fits; prefiks refused both.
+func TestNumPyDefaultDtypes(t *testing.T) {
+	dir := t.TempDir()
+	f8, f8r, i8 := filepath.Join(dir, "f8.npy"), filepath.Join(dir, "f8r.npy"), filepath.Join(dir, "i8.npy")
+	put := func(path, dtype string, bits ...uint64) {
+		b := make([]byte, 8*len(bits))
+		for i, v := range bits {
+			binary.LittleEndian.PutUint64(b[8*i:], v)
+		}
+		if err := data.Write(path, dtype, []int{len(bits)}, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(f8, data.Float64, math.Float64bits(1.5), math.Float64bits(-2), math.Float64bits(0.25))
+	put(f8r, data.Float64, math.Float64bits(0.1), math.Float64bits(-2))
+	put(i8, data.Int64, 5, uint64(1<<64-3), 7)
+	for _, c := range []struct {
+		file, note string
+	}{{f8, ""}, {f8r, "1 of 2 values changed"}, {i8, ""}} {
+		code, stdout, stderr := clitest.Run(t, "prefiks", "-variant", "cpu", "-a", c.file)
+		if code != 0 || !strings.Contains(stdout, "PASS") || (c.note == "") != (stderr == "") || !strings.Contains(stderr, c.note) {
+			t.Errorf("prefiks -a %s: exit %d, stderr %q (want the note %q)\n%s", filepath.Base(c.file), code, stderr, c.note, stdout)
 		}
 	}
 }

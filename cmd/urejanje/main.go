@@ -131,7 +131,9 @@ func (opt *options) load(o *cli.Options) error {
 		for i, x := range f {
 			opt.keys[i] = math.Float32bits(x)
 		}
-		fmt.Fprintf(os.Stderr, "urejanje: note: %s is float64, rounded to float32 (%d of %d values changed)\n", opt.keysFile, changed, len(f))
+		if note := data.RoundingNote("urejanje", opt.keysFile, changed, len(f)); note != "" {
+			fmt.Fprintln(os.Stderr, note)
+		}
 	} else if opt.keys, err = a.Words(); err != nil {
 		return err
 	}

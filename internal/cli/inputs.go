@@ -70,10 +70,7 @@ func readVector(program, path string) (values []float32, note string, err error)
 		return nil, "", err
 	}
 	values, changed, err := a.Float32s()
-	if err == nil && a.Dtype == data.Float64 {
-		note = fmt.Sprintf("%s: note: %s is float64, rounded to float32 (%d of %d values changed)", program, path, changed, len(values))
-	}
-	return values, note, err
+	return values, data.RoundingNote(program, path, changed, len(values)), err
 }
 
 // Inputs are two float32 vectors a and b, from files or random from the seed, on the host

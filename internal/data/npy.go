@@ -22,12 +22,13 @@ const (
 	Float32 = "<f4"
 	Float64 = "<f8"
 	Int32   = "<i4"
+	Int64   = "<i8" // read as Int32 where every value fits (NumPy's default integers)
 	Uint32  = "<u4"
 	Uint8   = "|u1"
 	Bool    = "|b1"
 )
 
-var itemSize = map[string]int{Float32: 4, Float64: 8, Int32: 4, Uint32: 4, Uint8: 1, Bool: 1}
+var itemSize = map[string]int{Float32: 4, Float64: 8, Int32: 4, Uint32: 4, Uint8: 1, Bool: 1, Int64: 8}
 
 // Array is a .npy file's contents: its dtype, shape and raw little-endian data.
 type Array struct {
@@ -129,7 +130,7 @@ func read(r io.Reader) (*Array, error) {
 		case strings.Contains(a.Dtype, "O"):
 			return nil, errors.New("object arrays are not supported: save a numeric array")
 		}
-		return nil, fmt.Errorf("dtype %s is not supported (float32, float64, int32, uint32, uint8 or bool)", a.Dtype)
+		return nil, fmt.Errorf("dtype %s is not supported (float32, float64, int32, int64 that fits int32, uint32, uint8 or bool)", a.Dtype)
 	}
 	if m := fortranRe.FindStringSubmatch(h); m == nil || m[1] == "True" {
 		return nil, errors.New("Fortran-order data is not supported: save it in C order (np.ascontiguousarray)")
@@ -166,7 +167,45 @@ func read(r io.Reader) (*Array, error) {
 		return nil, fmt.Errorf("truncated: %d of %d data bytes", got, want)
 	}
 	a.Data = buf.Bytes()
+	if a.Dtype == Int64 { // NumPy's default integers: int32 where every value fits
+		if err := a.narrow(); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
+}
+
+// narrow makes an int64 array int32, or names the first value that does not fit.
+func (a *Array) narrow() error {
+	n := a.Len()
+	out := make([]byte, 4*n)
+	for i := 0; i < n; i++ {
+		v := int64(binary.LittleEndian.Uint64(a.Data[8*i:]))
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return fmt.Errorf("int64 value %d at index %d does not fit int32 (int64 is read as int32 where every value fits)", v, i)
+		}
+		binary.LittleEndian.PutUint32(out[4*i:], uint32(int32(v)))
+	}
+	a.Dtype, a.Data = Int32, out
+	return nil
+}
+
+// FromFloat32s is a 1-D float32 array of values (read from path).
+func FromFloat32s(path string, values []float32) *Array {
+	a := &Array{Path: path, Dtype: Float32, Shape: []int{len(values)}, Data: make([]byte, 4*len(values))}
+	for i, v := range values {
+		binary.LittleEndian.PutUint32(a.Data[4*i:], math.Float32bits(v))
+	}
+	return a
+}
+
+// RoundingNote is the note a command prints when it rounds a float64 file to float32: "" where
+// no value changed (one rule for every command).
+func RoundingNote(program, path string, changed, total int) string {
+	if changed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: note: %s is float64, rounded to float32 (%d of %d values changed)", program, path, changed, total)
 }
 
 // Vector checks that a is 1-D (a 0-D scalar is refused too) and returns its length.

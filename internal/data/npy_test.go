@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -70,7 +71,6 @@ func TestRefusesWithOneLineNamingFileAndProblem(t *testing.T) {
 		"big.npy":       "big-endian",
 		"fortran.npy":   "Fortran",
 		"object.npy":    "object",
-		"i8.npy":        "not supported",
 		"truncated.npy": "truncated",
 		"not-npy.txt":   "not a NumPy",
 		"missing.npy":   "no such file",
@@ -180,5 +180,38 @@ func TestRefusesShapesThatWrapOrHoldNothing(t *testing.T) {
 		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("shape %s: %v, want %q", shape, err, want)
 		}
+	}
+}
+
+// One dtype rule for every command: int64 reads as int32 where every value fits, else the first
+// value that does not is named; float64's rounding is noted only where values change.
+func TestInt64AndFloat64Rule(t *testing.T) {
+	dir := t.TempDir()
+	raw := func(vs ...int64) []byte {
+		b := make([]byte, 8*len(vs))
+		for i, v := range vs {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+		return b
+	}
+	ok, bad := filepath.Join(dir, "ok.npy"), filepath.Join(dir, "bad.npy")
+	if err := Write(ok, Int64, []int{3}, raw(-5, 2147483647, -2147483648)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(bad, Int64, []int{3}, raw(1, 2, 2147483648)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Read(ok)
+	if err != nil || a.Dtype != Int32 {
+		t.Fatalf("%v %+v", err, a)
+	}
+	if w, _ := a.Words(); int32(w[0]) != -5 || int32(w[1]) != 2147483647 || int32(w[2]) != -2147483648 {
+		t.Errorf("int64 as int32: %v", w)
+	}
+	if _, err := Read(bad); err == nil || !strings.Contains(err.Error(), "2147483648 at index 2") || !strings.Contains(err.Error(), bad) {
+		t.Errorf("an int64 past int32: %v", err)
+	}
+	if RoundingNote("p", "f.npy", 0, 100) != "" || !strings.Contains(RoundingNote("p", "f.npy", 3, 100), "3 of 100") {
+		t.Error("the rounding note: only where values changed")
 	}
 }
