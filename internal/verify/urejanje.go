@@ -79,8 +79,9 @@ func SortKeys(keys []uint32, t KeyType, dist string, seed int64) {
 	}
 }
 
-// StableOrder returns the indices of keys in stable sorted order (an LSD radix sort on the order
-// words, two 16-bit passes: fast enough to check 2^24 keys).
+// StableOrder returns the indices of keys in stable sorted order: an LSD radix sort on the order
+// words, two 16-bit passes (fast enough to check 2^24 keys), or for short arrays, where the
+// passes' 2^16 counters would cost more than the keys, a stable comparison sort (O(n log n)).
 func StableOrder(keys []uint32, t KeyType, descending bool) []uint32 {
 	word := func(i uint32) uint32 {
 		w := OrderKey(keys[i], t)
@@ -90,10 +91,14 @@ func StableOrder(keys []uint32, t KeyType, descending bool) []uint32 {
 		return w
 	}
 	idx := make([]uint32, len(keys))
-	tmp := make([]uint32, len(keys))
 	for i := range idx {
 		idx[i] = uint32(i)
 	}
+	if len(keys) < 1<<14 {
+		sort.SliceStable(idx, func(x, y int) bool { return word(idx[x]) < word(idx[y]) })
+		return idx
+	}
+	tmp := make([]uint32, len(keys))
 	for shift := uint(0); shift < 32; shift += 16 {
 		var count [1<<16 + 1]int
 		for _, i := range idx {
@@ -123,8 +128,31 @@ type SortCheck struct {
 // any NaN and -0.0 matches +0.0); with values, every value indexes an input key with the same
 // bits (NaN: any NaN) and each index appears once.
 func CheckSort(in, out, values []uint32, n, batch int64, t KeyType, descending bool) SortCheck {
+	// arrays checked in parallel, a group of them a chunk; the results combined in order
+	per := int64(chunk)/n + 1
+	groups := (batch + per - 1) / per
+	results := make([]SortCheck, groups)
+	parallel(int(groups)*chunk, func(g, _, _ int) {
+		lo, hi := int64(g)*per, int64(g+1)*per
+		if hi > batch {
+			hi = batch
+		}
+		results[g] = checkArrays(in, out, values, n, lo, hi, t, descending)
+	})
 	var res SortCheck
-	for b := int64(0); b < batch; b++ {
+	for _, r := range results {
+		if res.Bad == 0 {
+			res.First = r.First
+		}
+		res.Bad += r.Bad
+	}
+	return res
+}
+
+// checkArrays is CheckSort over arrays lo..hi-1.
+func checkArrays(in, out, values []uint32, n, lo, hi int64, t KeyType, descending bool) SortCheck {
+	var res SortCheck
+	for b := lo; b < hi; b++ {
 		kin, kout := in[b*n:(b+1)*n], out[b*n:(b+1)*n]
 		order := StableOrder(kin, t, descending)
 		seen := make([]bool, n)

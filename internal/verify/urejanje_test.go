@@ -3,6 +3,7 @@ package verify
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
@@ -85,6 +86,39 @@ func TestSortCPUCanonicalNaN(t *testing.T) {
 		}
 		if c := CheckSort(in, out, nil, int64(len(in)), 1, Float32, desc); c.Bad != 0 {
 			t.Errorf("desc=%v: the check fails the host sort: %+v", desc, c)
+		}
+	}
+}
+
+// The check costs O(n log n) an array: 2^17 arrays of one key took seconds (two 16-bit radix
+// passes a array, each clearing 2^16 counters); the comparison sort for short arrays gives the
+// same order as the radix passes.
+func TestCheckSortShortArraysIsCheap(t *testing.T) {
+	const batch = 1 << 17
+	in := make([]uint32, batch)
+	SortKeys(in, Float32, "uniform", 3)
+	out := make([]uint32, batch)
+	copy(out, in)
+	start := time.Now()
+	if c := CheckSort(in, out, nil, 1, batch, Float32, false); c.Bad != 0 {
+		t.Fatalf("%+v", c)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("checking %d arrays of one key took %v", batch, d)
+	}
+	keys := make([]uint32, 1<<14+3) // past the radix threshold: both paths on the same keys
+	SortKeys(keys, Float32, "few", 4)
+	radix := StableOrder(keys, Float32, true)
+	for _, cut := range []int{1, 2, 100, 1 << 13} {
+		small := StableOrder(keys[:cut], Float32, true)
+		k := 0
+		for _, i := range radix {
+			if int(i) < cut {
+				if small[k] != i {
+					t.Fatalf("prefix %d: position %d: %d, the radix order has %d", cut, k, small[k], i)
+				}
+				k++
+			}
 		}
 	}
 }
