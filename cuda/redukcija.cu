@@ -476,7 +476,8 @@ const tc_variant variants[VARIANTS] = {
      "a lower bound: read n elements",
      TC_COUNTER_EXAMPLE, TC_KERNELS(krace)},
     {"atomic", "every thread combines every element atomically into one result: right, but serialised",
-     "n <= 2^24 (every update waits on one address); not argmin/argmax", "read n elements", 0, TC_KERNELS(katomic)},
+     "n <= 2^24 (every update waits on one address); not argmin/argmax; float32 atomic adds flush subnormal operands "
+     "and results to zero (its bound allows 2^-126 an element)", "read n elements", 0, TC_KERNELS(katomic)},
     {"b1", "one block, static shared memory, the halving loop (find_min)",
      "n <= threads (one block, one element a thread); threads a power of two; larger n: bm, r0..r7, best",
      "read n elements", kLecture, TC_KERNELS(kb1)},
@@ -756,5 +757,7 @@ extern "C" double tc_redukcija_tolerance(const tc_redukcija_plan *p, double sum_
     const double u = p->accumulator == 0 ? 0x1p-24 : 0x1p-53;
     const bool exact_products = p->type == TC_RED_FLOAT32 && p->accumulator == 1;
     const double h = double(p->depth) + (p->op == TC_RED_NORM || p->op == TC_RED_DOT ? (exact_products ? 0 : 1) : 0);
-    return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * sum_abs;
+    // float32 atomic adds flush subnormal operands and results to zero: less than 2^-126 each
+    const double flushed = p->launch.variant == VATOMIC && p->accumulator == 0 ? double(p->launch.n) * 0x1p-126 : 0;
+    return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * sum_abs + flushed;
 }

@@ -322,6 +322,26 @@ TEST(Redukcija, BestAtGridsOfTwoTo129Blocks) {
         }
 }
 
+// Subnormal float32 inputs: every variant's sum within its bound, the atomic row's too (its
+// float32 atomic adds flush subnormals to zero, which its bound allows: 2^-126 an element; the row
+// returned 0 against a sum of 4e-36 and failed its own check). The bound is no looser elsewhere.
+TEST(Redukcija, SubnormalSums) {
+    REQUIRE_GPU();
+    const int64_t n = 4099;
+    Input in{TC_RED_FLOAT32, std::vector<double>(n), std::vector<double>(n, 1.0)};
+    std::mt19937_64 rng(77);
+    for (double &x : in.a) x = double(float(std::ldexp(double(rng() % 1000 + 1), -140)));  // 2^-140 .. 1000 x 2^-140
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_MEAN}) check(v, in, op, 256);
+    tc_redukcija_plan atomic{}, r0{};
+    const tc_device d = fake_device();
+    const tc_redukcija_request ra{{find("atomic"), n, 256, 0}, TC_RED_SUM, TC_RED_FLOAT32}, rr{{find("r0"), n, 256, 0}, TC_RED_SUM, TC_RED_FLOAT32};
+    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&ra, &d, &atomic));
+    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&rr, &d, &r0));
+    EXPECT_GE(tc_redukcija_tolerance(&atomic, 0), double(n) * 0x1p-126);
+    EXPECT_EQ(tc_redukcija_tolerance(&r0, 0), 0);
+}
+
 TEST(Redukcija, Int32SumsPastTwoToThe31) {
     REQUIRE_GPU();
     const int64_t n = 4099;
