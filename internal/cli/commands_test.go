@@ -221,9 +221,9 @@ func TestOnGPU(t *testing.T) {
 			t.Errorf("%s: speed-ups without the copy back = %v", name, r.WorkOnly)
 		}
 		for _, n := range []string{"2^40", "2^62", "2^61+2^60"} { // 24 x 2^62 wraps an int64 to 0
-			// past the device's memory, or past the program's own domain (konvolucija's int32 pixels)
+			// past the host's or the device's memory, or past the program's own domain (konvolucija's int32 pixels)
 			code, _, stderr := clitest.Run(t, name, "-n", n)
-			memory := strings.Contains(stderr, "device memory") && strings.Contains(stderr, "or less")
+			memory := (strings.Contains(stderr, "host memory") || strings.Contains(stderr, "device memory")) && strings.Contains(stderr, "or less")
 			domain := strings.Contains(stderr, "from 1 to ") || strings.Contains(stderr, "at most ")
 			if code != 2 || !(memory || domain) || strings.Contains(stderr, "-n -") || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("%s -n %s: exit %d %q; want 2 and one line: a memory message with a positive n, or the domain", name, n, code, stderr)
