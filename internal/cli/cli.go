@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
@@ -212,7 +213,7 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			return ExitFailed
 		}
 	}
-	r, err := c.measure(o, dev, chosen, plans, refused, hosts)
+	r, err := c.measure(o, dev, chosen, plans, refused, hosts, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 		return ExitFailed
@@ -235,8 +236,10 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.
 func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans []gpu.Plan, refused []string,
-	hosts []HostVariant) (*report.Report, error) {
+	hosts []HostVariant, stderr io.Writer) (*report.Report, error) {
+	stop := showProgress(stderr, c.name()+": preparing the inputs and the reference")
 	s, err := c.Open(o, dev)
+	stop()
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +277,9 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 			}
+			stop := showProgress(stderr, c.name()+": running "+v.Name)
 			row, err := s.RunDevice(plans[i], scratch, timer)
+			stop()
 			scratch.Free()
 			if err != nil {
 				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
@@ -287,7 +292,9 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 		}
 	}
 	for _, h := range hosts {
+		stop := showProgress(stderr, c.name()+": running "+h.Name)
 		row, err := s.RunHost(h.Name)
+		stop()
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", h.Name, err)
 		}
@@ -459,6 +466,50 @@ func memoryAdvice(n int64, bytes func(int64) float64, free, reserve float64, wha
 		}
 	}
 	return fmt.Sprintf("%s: use -n %d or less", need, lo)
+}
+
+// showProgress tells a person at a terminal what a step is doing once it has taken over two
+// seconds: one line on w, rewritten each second with the time so far, cleared when stop is called.
+// Where w is not a terminal (a pipe, a file, a test), nothing is written.
+func showProgress(w io.Writer, what string) (stop func()) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	return progressTo(f, what, 2*time.Second, time.Second)
+}
+
+// progressTo writes what and the seconds since the start to w after delay, every tick, until
+// stop, which clears the line it wrote (and waits for the writer to finish).
+func progressTo(w io.Writer, what string, delay, tick time.Duration) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		wrote := false
+		timer := time.NewTimer(delay)
+		defer timer.Stop()
+		for {
+			select {
+			case <-done:
+				if wrote {
+					fmt.Fprint(w, "\r\033[K")
+				}
+				return
+			case <-timer.C:
+				fmt.Fprintf(w, "\r\033[K%s (%.0f s)", what, time.Since(start).Seconds())
+				wrote = true
+				timer.Reset(tick)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // hostAvailable is the host memory available to a new run (Linux's MemAvailable), 0 where unknown.

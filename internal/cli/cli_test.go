@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"tecaj/internal/report"
 )
@@ -120,5 +121,19 @@ func TestHostCommandLine(t *testing.T) {
 		if got := hostCommandLine(c.argv, "razdalja", "cpu"); got != c.want {
 			t.Errorf("%v: %q, want %q", c.argv, got, c.want)
 		}
+	}
+}
+
+// Progress appears only once a step has taken its delay, says what and how long, and is
+// cleared when the step ends; a quick step writes nothing.
+func TestProgress(t *testing.T) {
+	var quick, slow strings.Builder
+	progressTo(&quick, "x: running cpu", 200*time.Millisecond, 50*time.Millisecond)()
+	stop := progressTo(&slow, "x: running cpu", 20*time.Millisecond, 20*time.Millisecond)
+	time.Sleep(90 * time.Millisecond)
+	stop()
+	out := slow.String()
+	if quick.Len() != 0 || !strings.Contains(out, "x: running cpu (0 s)") || !strings.HasSuffix(out, "\r\033[K") {
+		t.Errorf("quick step: %q; slow step: %q", quick.String(), out)
 	}
 }
