@@ -87,8 +87,7 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 //
 // 2-D: a block of 256 threads owns a tile of 256 columns x 8 rows (3 x 3 masks and the magnitude,
 // whose two sums take twice the registers) or x 16 rows (5 x 5 and 7 x 7, where the halo rows
-// cost more). Measured on the H100, 8192 x 8192: 3 x 3 205.2 us at 256 x 8 against 209.6 at 128 x 16
-// and 217.7 at 256 x 32; the magnitude 229.4 against 248.7; 5 x 5 best at x 16. It loads the tile's patch
+// cost more; BENCHMARKS has the shapes measured). It loads the tile's patch
 // (the tile plus its halo, the border rule applied once at load) into shared memory in 16-byte
 // vectors where the row allows, then each thread walks down its column: every patch row is read
 // from shared memory once (mw values) and added into the (up to mh) outputs it contributes to,
@@ -163,9 +162,8 @@ Factors factor_mask(const float *m, int mw, int mh) {
     return f;
 }
 
-// (The float path keeps its full mask: on the H100 its separable form measured slower, 8192 x
-// 8192: 5 x 5 231.4 -> 236.5 us, the magnitude 227.0 -> 254.1; it keeps the mask as immediate
-// operands of its products, and its time goes to shared-memory latency and the memory.)
+// (The float path keeps its full mask: its separable form measured slower, since the mask's
+// weights are immediate operands of its products and its time goes to shared memory and DRAM.)
 // MW, MH: the mask's size when compiled in (0: from s); MAG: the gradient magnitude. Each thread
 // owns two adjacent columns: a patch row comes in as 8-byte pairs (a 5 x 5 mask: 3 shared reads
 // for two outputs instead of 10), and the outputs go out as pairs where the row allows.
@@ -241,19 +239,14 @@ __global__ void __launch_bounds__(kBestThreads2D) conv_best(const float *in, flo
 }
 
 // 2-D, streamed (5 x 5 masks, and the 3 x 3 magnitude): the tiles above re-read 4 halo rows of 16
-// (2 of 8 for the magnitude) through shared memory after a barrier that the blocks of a wave wait at
-// in step (8192 x 8192 on the H100: 5 x 5 223 us, the magnitude 227, against 3 x 3's 192 and a
-// copy's 180). Here each thread owns 4 columns of a strip of ROWS rows and walks down it: a row's
+// (2 of 8 for the magnitude) through shared memory after a barrier that the blocks of a wave wait
+// at in step. Here each thread owns 4 columns of a strip of ROWS rows and walks down it: a row's
 // 16-byte load is issued U rows before it is used (no shared memory, no barrier), the 2 columns
 // either side come from the neighbouring lanes by shuffles (a warp's first and last lanes load
 // them), and the outputs roll through MH rows of accumulators. Each output's products are added in
-// the tiles' order (rows down, columns across): the two paths give the same bits. Measured in one
-// run: 5 x 5 207.5 us with strips of 64 rows, U = 10 (32 rows: 224; 128: 320, too few blocks);
-// the magnitude 201.7 with strips of 16 and evict-first stores (32 rows: 208-218). Registers
-// decide it: the same code at 140 registers (3 blocks an SM) took 282 us, hence the launch
-// bounds; a second walk for the strips inside the image (no border checks) measured no faster
-// (208.2-208.8, 203.0). The 3 x 3 stays on the tiles (192 against 203.8 streamed). In the table
-// the mask's copy to constant memory adds about 2.7 us to each.
+// the tiles' order (rows down, columns across): the two paths give the same bits. The strip heights
+// and the launch bounds come from BENCHMARKS' sweeps: registers decide it (more of them, fewer
+// blocks an SM, and the stream slows). The 3 x 3 stays on the tiles, which measured faster.
 constexpr int kStreamThreads = kBestThreads2D, kStreamCols = 4 * kStreamThreads;  // (the plan's threads: best's)
 __host__ __device__ constexpr int stream_rows(bool magnitude) { return magnitude ? 16 : 64; }
 
@@ -550,20 +543,15 @@ __device__ __forceinline__ void conv_u8_box(const uint8_t *patch, uint8_t *out, 
 }
 
 // The 3 x 3 box streamed: the patch kernel loads its whole patch, waits at a barrier, then sums,
-// and the blocks of a wave do so in step (ncu: issue 56%, DRAM 58%; 8192 x 8192 60.5 us against a
-// copy's 48.3). Here each thread takes its 8 columns down a short tile without shared memory:
+// and the blocks of a wave do so in step. Here each thread takes its 8 columns down a short tile without shared memory:
 // every row's 8-byte load is issued before the first sum, the byte either side comes from the
 // neighbouring lanes by shuffles (a warp's first and last lanes load a word), and the sums, the
 // rounding and the packing are conv_u8_box's, so the bits are the same. Rows whose width is a
 // multiple of 8 on 8-byte aligned views (the patch kernel takes the others).
 // The tile is kBoxRows = 4 output rows (6 input rows), a grid of its own (the run's, not the
-// plan's 16-row tiles). Measured at 8192 x 8192 on the H100 (one process a shape, two rounds):
-// 16 rows with 8 loads ahead 51.9-52.2 us, 12 rows 51.1-51.4, 8 rows 50.1-50.4, 6 rows 49.7,
-// 4 rows 48.7-49.1 (8 or 10 blocks an SM alike); more loads ahead on 16 rows 50.2-51.4 (fewer
-// blocks an SM), 32-128 rows 59-107. ncu on 16 rows: most stalls at the first shuffle of a
-// loaded row, 43% achieved occupancy: a block that streams its rows issues the last of them with
-// nothing behind, and short tiles put all of a block's loads in flight at once, the halo rows'
-// second reads coming from L2.
+// plan's 16-row tiles): short tiles put all of a block's loads in flight at once, where a block
+// that streams its rows issues the last of them with nothing behind (BENCHMARKS: the tile height
+// swept from 4 to 128 rows).
 constexpr int kBoxRows = 4;
 constexpr int64_t kMaxGridY = 65535;  // gridDim.y's limit on every CUDA GPU (the box's tile rows; plans read the device's)
 // EDGE: a tile whose rows y0 - 1 .. y0 + kBoxRows reach past the image (the border decides those

@@ -207,9 +207,8 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 //
 // Beyond the lecture. A tile is 256 threads x 4 x ROWS elements (7168, 8192 or 16384: ROWS below),
 // block b's tile b: blocks are dispatched in index order, so every tile a look-back waits for is
-// running or done (no deadlock; CUB's scans rely on the same order). Until the fourth session
-// a counter handed the tiles out, and every block waited for that atomic's round trip before its
-// first load. Each warp owns ROWS rows of 128 contiguous elements: a lane holds 4 contiguous
+// running or done (no deadlock; CUB's scans rely on the same order), and no block waits for a
+// ticket's atomic before its first load. Each warp owns ROWS rows of 128 contiguous elements: a lane holds 4 contiguous
 // elements of each row, loaded as one 16-byte vector (the warp's load is one coalesced 512-byte
 // line), with their head flags as one 4-byte word. The lane folds its 4, the warp scans the lanes' folds (five
 // shuffles) row by row with a running carry, the block combines its 8 warp totals in order, and
@@ -218,9 +217,8 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 // looking back over 32 group words at once until one holds an inclusive prefix, folding that
 // prefix and the group totals after it from left to right. Each tile's prefix is then one fixed
 // expression whichever word the look-back stopped at, so float results are the same bits every
-// run (CUB's look-back folds its window as a tree: not guaranteed). Until the eighth session the
-// look-back went over the tiles themselves: the last of 123 tiles at 10^6 folded about 120
-// aggregates one add after another.
+// run (CUB's look-back folds its window as a tree: not guaranteed), and no look-back folds more
+// than a group's worth of words one add after another.
 // Segmented scans run the same pass on (value, head flag) pairs with the lecture's operator; a
 // tile with a head publishes its aggregate as inclusive (what follows it does not depend on the
 // tiles before it), and so does a group with a head, so short segments cut every look-back short.
@@ -251,11 +249,9 @@ inline int best_rows(bool segmented, int64_t n, const tc_device &dev) {
 // The blocks an SM each tile kind is built for (its launch bounds), which also sets how far
 // ahead its prefetch reads (half of it times the SMs). Segmented tiles (7168: pairs) are held to
 // 64 registers, four blocks an SM: more blocks to load while the others scan, look back and
-// store pay more than the look-backs of more tiles cost. Measured at 2^28 (int32, mixed
-// lengths; rows x blocks an SM, us): 8 x 3 936, 7 x 4 910 (16 bytes spilled), 6 x 4 917, 5 x 4
-// 960, 8 x 2 1085, 8 x 4 970 (56 bytes spilled), 12 x 2 985, 16 x 2 962 (BENCHMARKS, thirteenth
-// session). Plain tiles of 16384: two (at most 128 registers). Plain tiles of 8192 (below
-// 2^23, no prefetch): no bound (an explicit one raised their registers by 7-12).
+// store pay more than the look-backs of more tiles cost (BENCHMARKS: the rows x blocks sweep).
+// Plain tiles of 16384: two (at most 128 registers). Plain tiles of 8192 (small n, no
+// prefetch): no bound (an explicit one raised their registers).
 __host__ __device__ constexpr int best_blocks_per_sm(bool segmented, int rows) { return segmented ? 4 : rows == 16 ? 2 : 0; }
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
@@ -497,12 +493,10 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     }
     // The tile half a resident wave ahead goes into L2 now, by bulk prefetches (no registers, no
     // shared memory): its reads then overlap this tile's scan, look-back and stores, which keep
-    // DRAM idle in the copy's terms. Half a wave is half a block's lifetime (about 6 us at 2^28)
-    // of lead over the reads it replaces, with half a wave's bytes waiting in L2 for the stores
-    // to push out. Measured at 2^28 on the H100 in half-SM steps: plain 806 us a whole wave ahead,
-    // 744 half a wave, 752 a quarter or three quarters; segmented (8 x 3 tiles) 996 a wave, 944 half,
-    // 976 a third. (Four segmented blocks an SM keep half a wave: not swept again.)
-    // Tiles of 16384 and segmented tiles (best_blocks_per_sm): the large sizes.
+    // DRAM idle in the copy's terms. Half a wave is half a block's lifetime of lead over the reads
+    // it replaces, with half a wave's bytes waiting in L2 for the stores to push out (BENCHMARKS:
+    // the distance swept from a quarter to a whole wave). The plan sets the distance (ahead) from
+    // the device's SMs. Tiles of 16384 and segmented tiles (best_blocks_per_sm): the large sizes.
     if constexpr (ROWS == 16 || SEG) {
         const int64_t later = tile + ahead;
         if (warp == 0 && lane < 4 && whole && (later + 1) * kBestTile <= n) {

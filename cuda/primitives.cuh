@@ -49,8 +49,7 @@ struct Sum {
 
 // Min's (Less) and Max's rule: a NaN operand wins (a's first); otherwise the smaller (larger);
 // of equal values -0.0 is the smaller zero. Selects, no branches: a chain of ifs compiled to
-// branches that diverge in a warp's reduction steps (each step a reconvergence), and float max at
-// 4096 elements took 5.7 us against sum's 4.1 (ninth session).
+// branches that diverge in a warp's reduction steps, each step a reconvergence.
 // On sm_80+ a float32 pair is one instruction: PTX min.NaN / max.NaN keep the same rules (a NaN
 // operand gives a NaN, the canonical one; -0.0 is the smaller zero), where the selects were about
 // eight instructions an element, and min and max were the slowest 10^6 reductions.
@@ -165,8 +164,7 @@ __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
 // float32 bits as an unsigned word in the numbers' order (-Inf ... -0.0, +0.0 ... +Inf; a NaN
 // by its sign bit, below -Inf or above +Inf), and back: the arg operators' keys (arg_key,
 // arg_unpack). urejanje's to_ordered/from_ordered write the same two lines out: calling these
-// instead passed urejanje's tests but rescheduled its block sort (16 more instructions in
-// bitonic_block) and cost best 1.5 us of 32 (4.7%) at 2^14 keys (BENCHMARKS, fourteenth session).
+// instead rescheduled its block sort and cost best 4.7% at 2^14 keys (BENCHMARKS).
 __host__ __device__ __forceinline__ uint32_t float_order(uint32_t bits) {
     return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }

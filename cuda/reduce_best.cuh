@@ -2,10 +2,9 @@
 // resident wave reads with 16-byte loads, several in flight a thread; each block reduces with
 // tc::block_reduce and stores its partial, each word tagged with the run's epoch; the grid's last
 // block waits on the tags, reduces the partials in a fixed order and moves the epoch on. No atomic
-// read-modify-write at all, and no float atomics: the result is the same bits every run.
-// (Until the fourth session the blocks took a ticket, and the last to take it reduced the
-// partials: the ticket's round trip, behind every block's atomic on one word, and then a second
-// round trip for the partials. Here the wait ends as the last partial lands.) The element map makes
+// read-modify-write at all, and no float atomics: the result is the same bits every run, and the
+// last block's wait ends as the last partial lands (a ticket would add an atomic's round trip on
+// one word behind every block, then a second for the partials). The element map makes
 // norms (x^2), dots (x*y) and distances ((x-y)^2) sums of one stream; float32 inputs can
 // accumulate in float64, where no square or product of a finite float32 overflows (1e20^2) or
 // underflows (1e-41^2). Arg operators carry (value, index) pairs, packed in one 64-bit word where

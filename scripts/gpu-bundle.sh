@@ -39,6 +39,7 @@ if [[ $mini != 1 ]]; then
   # hold a second CUDA runtime (the library's, static in it), and the tests that ask the runtime about
   # the library's kernels (the launch lists, the occupancy) would get invalid-device-function errors
   cp build/kernel_tests "$out/tests/kernel_tests"
+  mkdir -p "$out/tests/bench" && cp build/bench/* "$out/tests/bench/"
   # each test binary runs in src/<package>, beside its testdata (tests open files relative to their
   # package, and the packages are siblings under internal/)
   for dir in $(go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./...); do

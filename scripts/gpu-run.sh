@@ -47,6 +47,10 @@ if [[ -n ${LIB:-} ]]; then
 fi
 echo "library: $libdir${TECAJ_EMULATE:+; plans for TECAJ_EMULATE=$TECAJ_EMULATE}"
 export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} # the commands' shared libtecaj.so
+if [[ $what == bench ]]; then # the measurements of bench/ (the floors the targets are held to)
+  for b in "$here"/tests/bench/*; do echo "=== $(basename "$b")"; "$b"; done 2>&1 | tee "$log"
+  exit "${PIPESTATUS[0]}"
+fi
 if [[ $what == archs ]]; then # every .cu compiled for every architecture CUDA 13 supports
   JOBS=${JOBS:-$(nproc)} bash "$here/check/scripts/check-archs.sh" 2>&1 | tee "$log"
   exit "${PIPESTATUS[0]}"

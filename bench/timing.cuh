@@ -1,4 +1,4 @@
-// The scratch experiments' timing (not part of the product): CK for runtime calls, and time_us,
+// The benchmarks' timing (apart from the product's): CK for runtime calls, and time_us,
 // the median of reps runs of f, each timed with events behind a device-side delay of about 50 us
 // (so the events time the kernels, not the host's launch), after `warm` untimed runs.
 #pragma once

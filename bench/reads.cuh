@@ -1,7 +1,6 @@
-// Scratch experiments' bare read (not part of the product): each thread sums its 16-byte vectors
-// of one array or two (grid-stride, all of a thread's loads issued before any is used) and writes
-// nothing unless the sum is a value it never takes (the loads stay live). l2_read and
-// razdalja_parts time it.
+// The bare read the benchmarks time: each thread sums its 16-byte vectors of one array or two
+// (grid-stride, all of a thread's loads issued before any is used) and writes nothing unless the
+// sum is a value it never takes (the loads stay live).
 #pragma once
 #include <cstdint>
 
