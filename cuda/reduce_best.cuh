@@ -15,13 +15,6 @@
 #include <cuda/atomic>
 #include <cuda/std/type_traits>
 
-// TC_BEST_PHASE(k): a hook at the kernel's phases (0 start, 1 the thread's elements done, 2 the
-// block's reduction done, 3 the partial stored or, in the last block, every partial read, 4 the
-// result written), empty here; scripts/experiments/redukcija_phases.cu times them.
-#ifndef TC_BEST_PHASE
-#define TC_BEST_PHASE(k)
-#endif
-
 namespace tc {
 
 enum Map { IDENTITY, SQUARE, PRODUCT, DIFF_SQUARE };
@@ -202,7 +195,6 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // thread 0 loads the epoch now and puts it in shared memory only after its own loads have
     // gone out (below): a store to shared memory right here waited for the load, and every block's
     // warp 0 sent its data loads one L2 round trip late
-    TC_BEST_PHASE(0);
     const unsigned epoch_read =
         threadIdx.x == 0 ? cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).load(cuda::memory_order_relaxed) : 0u;
     const Op op{};
@@ -309,7 +301,6 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         else return x;
     };
 
-    TC_BEST_PHASE(1);
     if (threadIdx.x == 0) epoch_shared = epoch_read;
     const P block_total = tc::block_reduce<P, POp>(mine, storage, pop);  // (its barrier: epoch_shared is in)
     // This run's tag: the epoch + 1, which a zero-filled slot never carries. The partial goes out
@@ -317,7 +308,6 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // block's loads of all its words go out at once and the tags say they are this run's.
     // (Storing a wider partial first and its tag after, with release order, put a second round
     // trip behind the tag: argmin and razdalja at 10^6 got slower than with the ticket.)
-    TC_BEST_PHASE(2);
     const unsigned tag = epoch_shared + 1u;
     constexpr int kWords = int(sizeof(P) / 4);
     static_assert(sizeof(P) % 4 == 0, "a partial is whole 32-bit words");
@@ -334,7 +324,6 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // blocks that wait for nothing, so no grid size can deadlock.
     // Its own partial stays on chip (shared memory), so a store and a load through L2 are not
     // on the path that ends the kernel.
-    TC_BEST_PHASE(3);
     if (!last) return;
     if (gridDim.x == 1) {  // the only block: its total is the result (no partials; the epoch can stay)
         if (threadIdx.x == 0) *result = result_of(block_total);
@@ -374,14 +363,12 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         v = pop(v, x);
     }
     __syncthreads();  // the storage's first use is over in every warp
-    TC_BEST_PHASE(3);
     v = tc::block_reduce<P, POp>(v, storage, pop);
     if (threadIdx.x == 0) {
         *result = result_of(v);
         // every block has read the epoch (its partial is in): the next run may have the next one
         cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(tag, cuda::memory_order_relaxed);
     }
-    TC_BEST_PHASE(4);
 }
 
 // The deepest chain of operations best's result went through (its rounding bound, redukcija's and
