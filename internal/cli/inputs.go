@@ -135,8 +135,8 @@ func (in *Inputs) Free() {
 }
 
 // TimeHost runs fn once to warm up, then reps times (three where one run takes over half a
-// second), and returns the median wall time in ms.
-func TimeHost(reps int, fn func()) float64 {
+// second), and returns each run's wall time in ms (HostTimes takes their median and spread).
+func TimeHost(reps int, fn func()) []float64 {
 	start := time.Now()
 	fn()
 	if time.Since(start) > 500*time.Millisecond && reps > 3 {
@@ -148,7 +148,7 @@ func TimeHost(reps int, fn func()) float64 {
 		fn()
 		times[i] = float64(time.Since(start).Nanoseconds()) / 1e6
 	}
-	return report.Median(times)
+	return times
 }
 
 // TimeCopy is a copy's time for a row's d2h: the median of five copies where one takes under a
@@ -196,13 +196,17 @@ func TimeKernel(row *report.Row, timer *gpu.Timer, reps int, run func() error) e
 		return err
 	}
 	row.KernelMs = report.Num(report.Median(times))
+	row.SpreadPct = report.Num(report.Spread(times))
 	row.TotalMs = row.KernelMs + row.D2HMs + row.HostMs
 	return nil
 }
 
-// HostTimes fills a host variant's row: its whole run is host time; no kernel, no copies.
-func HostTimes(row *report.Row, ms float64) {
+// HostTimes fills a host variant's row from TimeHost's runs: its whole run is host time (their
+// median, and their spread); no kernel, no copies.
+func HostTimes(row *report.Row, times []float64) {
+	ms := report.Median(times)
 	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = NaNNum, NaNNum, report.Num(ms), report.Num(ms)
+	row.SpreadPct = report.Num(report.Spread(times))
 }
 
 // Writer is the -o flag: the result of the first variant that passes goes to a file. The path

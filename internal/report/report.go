@@ -26,6 +26,28 @@ func Median(xs []float64) float64 {
 	return (s[m-1] + s[m]) / 2
 }
 
+// Spread is the noise beside a median: the interquartile range of xs relative to their median,
+// in percent (quartiles interpolated linearly, as NumPy's default); NaN for fewer than two values.
+func Spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	q := func(p float64) float64 {
+		x := p * float64(len(s)-1)
+		i := int(x)
+		if i+1 >= len(s) {
+			return s[len(s)-1]
+		}
+		return s[i] + (x-float64(i))*(s[i+1]-s[i])
+	}
+	return 100 * (q(0.75) - q(0.25)) / Median(s)
+}
+
+// NoisyPct is the spread over which a row is marked as noisy.
+const NoisyPct = 5.0
+
 // GBps is bytes over milliseconds in GB/s (10^9 bytes a second).
 func GBps(bytes, ms float64) float64 { return bytes / (ms * 1e-3) / 1e9 }
 
@@ -48,6 +70,7 @@ type Row struct {
 	Blocks    int    `json:"blocks,omitempty"`
 	Refused   string `json:"refused,omitempty"` // outside the variant's domain: why
 	KernelMs  Num    `json:"kernel_ms"`         // median of the timed repetitions
+	SpreadPct Num    `json:"spread_pct"`        // their relative interquartile range, % (Spread; a host row's whole runs)
 	D2HMs     Num    `json:"d2h_ms"`            // copying the result back
 	HostMs    Num    `json:"host_ms"`           // the host's part (finishing a sum; a cpu variant's whole run)
 	TotalMs   Num    `json:"total_ms"`
@@ -187,15 +210,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	noisy := false
 	results := r.Scalar // a column for the answer where the program's is a number
 	resultHead, resultGap := "", ""
 	if results {
 		resultHead, resultGap = "result\t", "\t"
 	}
-	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s%s\ttolerance\tcheck\t\n", r.Unit, resultHead, r.ErrorKind)
+	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\t\u00b1%%\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s%s\ttolerance\tcheck\t\n", r.Unit, resultHead, r.ErrorKind)
 	for _, row := range r.Rows {
 		if row.Refused != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t%s\t\tskip\t  outside domain: %s\n", row.Variant, resultGap, row.Refused)
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\t%s\t\tskip\t  outside domain: %s\n", row.Variant, resultGap, row.Refused)
 			continue
 		}
 		check := "PASS"
@@ -217,12 +241,20 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if results {
 			result = row.resultText() + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
-			us(row.KernelMs), fixed(row.GBps, 0), fixed(row.MItemsPS, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
+		spread := fixed(row.SpreadPct, 1)
+		if float64(row.SpreadPct) > NoisyPct {
+			spread += "*"
+			noisy = true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
+			us(row.KernelMs), spread, fixed(row.GBps, 0), fixed(row.MItemsPS, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
 			fixed(row.SpeedUp, 2), fixed(row.Step, 2), result, sci(row.Error), sci(row.Tolerance), check, note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if noisy {
+		fmt.Fprintf(w, "\u00b1%%: the timed runs' interquartile range over their median; * over %.0f%%: noisy, run it again or with more -reps\n", NoisyPct)
 	}
 	if len(r.extra) > 0 {
 		fmt.Fprintln(w, strings.Join(r.extra, "\n"))

@@ -123,3 +123,35 @@ func TestWorkOnlySpeedUpsLeaveTheCopyBackOut(t *testing.T) {
 		t.Errorf("on total time: %v", r.Rows[1].SpeedUp)
 	}
 }
+
+// The spread beside each median: the interquartile range over the median, in percent; a row
+// over NoisyPct is marked and the table says what the mark means.
+func TestSpreadAndNoisyRows(t *testing.T) {
+	if s := Spread([]float64{10, 10, 10, 10}); s != 0 {
+		t.Errorf("equal runs: %v", s)
+	}
+	if s := Spread([]float64{1, 2, 3, 4, 5}); math.Abs(s-2.0/3*100) > 1e-9 { // Q1 2, Q3 4, median 3
+		t.Errorf("1..5: %v, want 66.7", s)
+	}
+	if !math.IsNaN(Spread([]float64{3})) {
+		t.Error("one run has no spread")
+	}
+	r := &Report{Program: "p", Unit: "elements", CopyGBps: 1000, Rows: []Row{
+		{Variant: "a", KernelMs: 1, TotalMs: 1, SpreadPct: 0.4, Pass: true},
+		{Variant: "b", KernelMs: 1, TotalMs: 1, SpreadPct: 12.5, Pass: true},
+	}}
+	r.Derive()
+	var b strings.Builder
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, " 0.4 ") || !strings.Contains(out, " 12.5* ") || !strings.Contains(out, "noisy") {
+		t.Errorf("table:\n%s", out)
+	}
+	r.Rows[1].SpreadPct = 1
+	b.Reset()
+	r.WriteTable(&b)
+	if strings.Contains(b.String(), "noisy") {
+		t.Errorf("no noisy row, yet:\n%s", b.String())
+	}
+}
