@@ -27,7 +27,9 @@ const (
 
 // Options are the flags every command takes; a command keeps its own in a struct of its own.
 type Options struct {
-	N          int64
+	N          int64           // the size of the run in hand
+	Sizes      []int64         // every size -n names (one, a list, or a range)
+	CSV        string          // -csv FILE: one row per (variant, size)
 	Set        map[string]bool // the flags given on the command line (a data file's shape decides the rest)
 	Variant    string
 	Threads    int
@@ -118,16 +120,67 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	var reports []*report.Report
+	for i, n := range o.Sizes { // one report a size (-n takes a list or a range)
+		o.N = n
+		if i > 0 { // the command's own check again, for what it derives from n (an image's shape)
+			if err := c.Check(&o); err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+				return ExitUsage
+			}
+		}
+		r, code := c.runSize(o, stdout, stderr)
+		if r == nil {
+			return code
+		}
+		reports = append(reports, r)
+	}
+	var err2 error
+	switch {
+	case o.JSON && len(reports) == 1:
+		err2 = reports[0].WriteJSON(stdout)
+	case o.JSON:
+		err2 = report.WriteJSONs(stdout, reports)
+	default:
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			if err2 = r.WriteTable(stdout); err2 != nil {
+				break
+			}
+		}
+	}
+	if err2 == nil && o.CSV != "" {
+		err2 = report.WriteCSVFile(o.CSV, reports)
+	}
+	if err2 != nil {
+		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err2)
+		return ExitFailed
+	}
+	for _, r := range reports {
+		if r.Failed() {
+			fmt.Fprintf(stderr, "%s: verification FAILED (n=%d)\n", c.name(), r.N)
+			return ExitFailed
+		}
+	}
+	return ExitOK
+}
+
+// runSize runs the chosen variants at o.N: the report, or nil and the exit code where there is
+// nothing to report (-list, -benchmarks, -info) or the run stops.
+func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, int) {
+	var err error
 	device := c.Program.Variants()
 	if o.List {
 		c.list(stdout, device)
-		return ExitOK
+		return nil, ExitOK
 	}
 	if o.Benchmarks {
 		for _, b := range c.Benchmarks {
 			fmt.Fprintln(stdout, b)
 		}
-		return ExitOK
+		return nil, ExitOK
 	}
 	var chosen []gpu.Variant
 	var hosts []HostVariant
@@ -145,16 +198,16 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case v.Pow2Threads && o.Threads&(o.Threads-1) != 0:
 			fmt.Fprintf(stderr, "%s: -threads must be a power of two from 32 to 1024 for -variant %s (got %d)\n", c.name(), v.Name, o.Threads)
-			return ExitUsage
+			return nil, ExitUsage
 		case v.OwnGrid && o.Blocks != 0 && o.Variant != "all":
 			fmt.Fprintf(stderr, "%s: -blocks %d: -variant %s sizes its own grid; leave -blocks at 0\n", c.name(), o.Blocks, v.Name)
-			return ExitUsage
+			return nil, ExitUsage
 		}
 	}
 	if avail := hostAvailable(); avail > 0 {
 		if msg := memoryAdvice(o.N, c.HostBytes, avail, 0, "host"); msg != "" {
 			fmt.Fprintf(stderr, "%s: %s (this machine has %.1f GB available)\n", c.name(), msg, avail/1e9)
-			return ExitUsage
+			return nil, ExitUsage
 		}
 	}
 	// a variant's domain is host knowledge: a request outside it is refused before any GPU is
@@ -166,7 +219,7 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
 			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
 				c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
-			return ExitUsage
+			return nil, ExitUsage
 		}
 	}
 	var dev *gpu.Device
@@ -178,19 +231,19 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 				if len(c.HostVariants) > 0 {
 					fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), c.HostVariants[0].Name))
 				}
-				return ExitNoGPU
+				return nil, ExitNoGPU
 			}
 			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
-			return ExitFailed
+			return nil, ExitFailed
 		}
 	}
 	if o.Info {
-		return c.info(stdout, stderr, device)
+		return nil, c.info(stdout, stderr, device)
 	}
 	if dev != nil {
 		if msg := memoryAdvice(o.N, c.DeviceBytes, float64(dev.FreeBytes), float64(2*ceilingBytes), "device"); msg != "" {
 			fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
-			return ExitUsage
+			return nil, ExitUsage
 		}
 	}
 	plans := make([]gpu.Plan, len(chosen))
@@ -205,33 +258,20 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
 			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
 				c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
-			return ExitUsage
+			return nil, ExitUsage
 		case errors.Is(err, gpu.ErrOutsideDomain):
 			refused[i] = v.Domain
 		case err != nil:
 			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
-			return ExitFailed
+			return nil, ExitFailed
 		}
 	}
 	r, err := c.measure(o, dev, chosen, plans, refused, hosts, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
-		return ExitFailed
+		return nil, ExitFailed
 	}
-	if o.JSON {
-		err = r.WriteJSON(stdout)
-	} else {
-		err = r.WriteTable(stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err)
-		return ExitFailed
-	}
-	if r.Failed() {
-		fmt.Fprintf(stderr, "%s: verification FAILED\n", c.name())
-		return ExitFailed
-	}
-	return ExitOK
+	return r, ExitOK
 }
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.
@@ -312,7 +352,9 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	o := Options{N: c.DefaultN}
 	fs := flag.NewFlagSet(c.name(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Var((*Count)(&o.N), "n", "elements (accepts 1000000, 1e6, 2^20, 1<<20)")
+	fs.Var((*SizeList)(&o.Sizes), "n", "elements (1000000, 1e6, 2^20, 1<<20, 2^20+3), or several: a list 2^10,2^20,2^28 or a range of\n"+
+		"powers of two 2^10..2^28 (2^10..2^28x4: every other one); each size is run in turn")
+	fs.StringVar(&o.CSV, "csv", "", "also write every row, one a (variant, size), with the run's parameters, to this .csv file")
 	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), a comma-separated list of them (best,cub), or all for a table of every variant")
 	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")
 	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
@@ -351,7 +393,24 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	}
 	o.Set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.Set[f.Name] = true })
-	return o, c.validate(&o)
+	if len(o.Sizes) > 0 {
+		o.N = o.Sizes[0]
+	}
+	if len(o.Sizes) > 1 {
+		for _, n := range o.Sizes {
+			if n < 1 {
+				return o, usagef("-n must be at least 1 (got %d in the list)", n)
+			}
+		}
+	}
+	err := c.validate(&o)
+	if len(o.Sizes) > 1 && o.N != o.Sizes[0] {
+		return o, usagef("-n with several sizes cannot take its size from a data file")
+	}
+	if len(o.Sizes) <= 1 {
+		o.Sizes = []int64{o.N} // (a data file may have set it)
+	}
+	return o, err
 }
 
 // hostCommandLine is the user's own command line with -variant set to host: the program as it
@@ -379,6 +438,9 @@ func hostCommandLine(argv []string, name, host string) string {
 }
 
 func (c Command) validate(o *Options) error {
+	if err := (&Writer{Path: o.CSV, Exts: []string{".csv"}}).Check(); err != nil {
+		return usagef("-csv%s", strings.TrimPrefix(err.Error(), "-o"))
+	}
 	switch {
 	case o.N < 1:
 		return usagef("-n must be at least 1 (got %d)", o.N)

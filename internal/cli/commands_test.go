@@ -5,6 +5,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"tecaj/internal/cli"
 	"tecaj/internal/cli/clitest"
 	"tecaj/internal/gpu"
+	"tecaj/internal/report"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }
@@ -281,5 +283,33 @@ func TestHostMemoryIsChecked(t *testing.T) {
 	}
 	if code, _, stderr := clitest.Run(t, "urejanje", "-variant", "cpu", "-n", "2^20", "-batch", "1048576"); code != 2 || !clitest.OneLine(stderr) {
 		t.Errorf("urejanje -n 2^20 -batch 2^20: exit %d, %q", code, stderr)
+	}
+}
+
+// A sweep: every command runs each size of -n in turn; the table groups by size, -json is one
+// report a size, -csv one line a (variant, size) with the run's parameters.
+func TestSweepJSONAndCSV(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range clitest.Commands(t) {
+		csvPath := filepath.Join(dir, name+".CSV")
+		code, stdout, stderr := clitest.Run(t, name, "-variant", "cpu", "-n", "2^10..2^14x4", "-reps", "2", "-csv", csvPath)
+		if code != 0 || strings.Count(stdout, name+"  n=") != 3 {
+			t.Errorf("%s sweep: exit %d, %d tables\n%s%s", name, code, strings.Count(stdout, name+"  n="), stdout, stderr)
+			continue
+		}
+		b, err := os.ReadFile(csvPath)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if err != nil || len(lines) != 4 || !strings.HasPrefix(lines[0], "program,device,unit,n,") ||
+			!strings.HasPrefix(lines[3], name+",host only,") || !strings.Contains(lines[3], ",16384,") {
+			t.Errorf("%s -csv: %v\n%s", name, err, b)
+		}
+		code, stdout, _ = clitest.Run(t, name, "-variant", "cpu", "-n", "1000,2000", "-reps", "2", "-json")
+		var reports []report.Report
+		if err := json.Unmarshal([]byte(stdout), &reports); code != 0 || err != nil || len(reports) != 2 || reports[1].N != 2000 {
+			t.Errorf("%s -json sweep: exit %d, %v, %d reports", name, code, err, len(reports))
+		}
+	}
+	if code, _, stderr := clitest.Run(t, "razlika", "-variant", "cpu", "-csv", filepath.Join(dir, "x.txt")); code != 2 || !strings.Contains(stderr, "-csv") {
+		t.Errorf("-csv x.txt: exit %d, %q", code, stderr)
 	}
 }

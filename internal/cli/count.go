@@ -22,6 +22,61 @@ func (c *Count) Set(s string) error {
 	return nil
 }
 
+// SizeList is -n: one count, a comma-separated list of counts, or a range of powers of two
+// FROM..TO (FROM..TOx4: every other power of two).
+type SizeList []int64
+
+func (l *SizeList) String() string {
+	if l == nil {
+		return ""
+	}
+	var parts []string
+	for _, n := range *l {
+		parts = append(parts, strconv.FormatInt(n, 10))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set parses the forms above.
+func (l *SizeList) Set(s string) error {
+	*l = nil
+	if from, to, ok := strings.Cut(s, ".."); ok {
+		step := int64(2)
+		if strings.HasSuffix(to, "x4") {
+			to, step = strings.TrimSuffix(to, "x4"), 4
+		}
+		lo, err1 := ParseCount(from)
+		hi, err2 := ParseCount(to)
+		if err := firstErr(err1, err2); err != nil {
+			return err
+		}
+		if lo < 1 || hi < lo || lo&(lo-1) != 0 || hi&(hi-1) != 0 {
+			return fmt.Errorf("%q: a range runs from a power of two to a larger one (2^10..2^28)", s)
+		}
+		for n := lo; n <= hi && n > 0; n *= step {
+			*l = append(*l, n)
+		}
+		return nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		n, err := ParseCount(part)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
 // ParseCount reads a whole number written as 1000000, 1e6, 2^20 or 1<<20, or a sum of such
 // terms (2^20+3), at most 2^62.
 func ParseCount(s string) (int64, error) {

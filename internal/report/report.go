@@ -3,11 +3,15 @@
 package report
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -287,4 +291,70 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// WriteJSONs prints several reports (a sweep over sizes) as one JSON array, a report a size.
+func WriteJSONs(w io.Writer, reports []*Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(reports)
+}
+
+// csvHeader is the columns of WriteCSV: the run's parameters, then the row's figures.
+var csvHeader = []string{"program", "device", "unit", "n", "seed", "reps", "copy_gb_per_s", "variant", "threads", "blocks",
+	"kernel_ms", "spread_pct", "d2h_ms", "host_ms", "total_ms", "bytes", "gb_per_s", "pct_of_copy", "mitems_per_s",
+	"speed_up", "step", "result", "index", "error", "tolerance", "pass", "refused", "note"}
+
+// WriteCSV writes one line per (variant, size) of the reports, each with the run's parameters.
+// NaN is an empty field.
+func WriteCSV(w io.Writer, reports []*Report) error {
+	c := csv.NewWriter(w)
+	if err := c.Write(csvHeader); err != nil {
+		return err
+	}
+	num := func(x Num) string {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return ""
+		}
+		return strconv.FormatFloat(float64(x), 'g', -1, 64)
+	}
+	for _, r := range reports {
+		for _, row := range r.Rows {
+			index := ""
+			if row.Index != nil {
+				index = strconv.FormatInt(*row.Index, 10)
+			}
+			rec := []string{r.Program, r.Device, r.Unit, strconv.FormatInt(r.N, 10), strconv.FormatInt(r.Seed, 10),
+				strconv.Itoa(r.Reps), num(r.CopyGBps), row.Variant, strconv.Itoa(row.Threads), strconv.Itoa(row.Blocks),
+				num(row.KernelMs), num(row.SpreadPct), num(row.D2HMs), num(row.HostMs), num(row.TotalMs), num(row.Bytes),
+				num(row.GBps), num(row.PctCopy), num(row.MItemsPS), num(row.SpeedUp), num(row.Step), num(row.Result), index,
+				num(row.Error), num(row.Tolerance), strconv.FormatBool(row.Pass), row.Refused, row.Note}
+			if err := c.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	c.Flush()
+	return c.Error()
+}
+
+// WriteCSVFile writes WriteCSV's lines to path, beside it first and renamed once whole.
+func WriteCSVFile(path string, reports []*Report) error {
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".tmp-%d-%s", os.Getpid(), filepath.Base(path)))
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	err = WriteCSV(f, reports)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("-csv %s: %v", path, err)
+	}
+	return nil
 }
