@@ -30,6 +30,7 @@ type Options struct {
 	N          int64           // the size of the run in hand
 	Sizes      []int64         // every size -n names (one, a list, or a range)
 	CSV        string          // -csv FILE: one row per (variant, size)
+	Plot       string          // -plot FILE.svg: GB/s against n (a sweep), or the variants' bars (one size)
 	Set        map[string]bool // the flags given on the command line (a data file's shape decides the rest)
 	Variant    string
 	Threads    int
@@ -153,6 +154,9 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err2 == nil && o.CSV != "" {
 		err2 = report.WriteCSVFile(o.CSV, reports)
+	}
+	if err2 == nil && o.Plot != "" {
+		err2 = report.WriteSVGFile(o.Plot, reports)
 	}
 	if err2 != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err2)
@@ -287,7 +291,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
 		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
 	if dev != nil {
-		r.Device = dev.Name
+		r.Device, r.L2Bytes = dev.Name, float64(dev.L2Bytes)
 		timer, err := gpu.NewTimer()
 		if err != nil {
 			return nil, err
@@ -354,6 +358,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.SetOutput(stderr)
 	fs.Var((*SizeList)(&o.Sizes), "n", "elements (1000000, 1e6, 2^20, 1<<20, 2^20+3), or several: a list 2^10,2^20,2^28 or a range of\n"+
 		"powers of two 2^10..2^28 (2^10..2^28x4: every other one); each size is run in turn")
+	fs.StringVar(&o.Plot, "plot", "", "draw the run to this .svg file: GB/s against n for a sweep, the variants as bars for one size")
 	fs.StringVar(&o.CSV, "csv", "", "also write every row, one a (variant, size), with the run's parameters, to this .csv file")
 	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), a comma-separated list of them (best,cub), or all for a table of every variant")
 	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")
@@ -440,6 +445,9 @@ func hostCommandLine(argv []string, name, host string) string {
 func (c Command) validate(o *Options) error {
 	if err := (&Writer{Path: o.CSV, Exts: []string{".csv"}}).Check(); err != nil {
 		return usagef("-csv%s", strings.TrimPrefix(err.Error(), "-o"))
+	}
+	if err := (&Writer{Path: o.Plot, Exts: []string{".svg"}}).Check(); err != nil {
+		return usagef("-plot%s", strings.TrimPrefix(err.Error(), "-o"))
 	}
 	switch {
 	case o.N < 1:

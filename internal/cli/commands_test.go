@@ -312,4 +312,13 @@ func TestSweepJSONAndCSV(t *testing.T) {
 	if code, _, stderr := clitest.Run(t, "razlika", "-variant", "cpu", "-csv", filepath.Join(dir, "x.txt")); code != 2 || !strings.Contains(stderr, "-csv") {
 		t.Errorf("-csv x.txt: exit %d, %q", code, stderr)
 	}
+	svg := filepath.Join(dir, "sweep.svg")
+	if code, _, stderr := clitest.Run(t, "razlika", "-variant", "cpu", "-n", "2^10..2^14", "-reps", "2", "-plot", svg); code != 0 {
+		t.Errorf("-plot: exit %d, %q", code, stderr)
+	} else if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<polyline") {
+		t.Errorf("-plot wrote %d bytes, %v", len(b), err)
+	}
+	if code, _, stderr := clitest.Run(t, "razlika", "-variant", "cpu", "-plot", filepath.Join(dir, "x.png")); code != 2 || !strings.Contains(stderr, "-plot") {
+		t.Errorf("-plot x.png: exit %d, %q", code, stderr)
+	}
 }

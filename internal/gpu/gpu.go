@@ -88,6 +88,7 @@ type Device struct {
 	Name            string
 	Multiprocessors int
 	Profile         string // the emulated profile, "" for the device itself
+	L2Bytes         int64  // its L2 (the profile's under TECAJ_EMULATE)
 	FreeBytes       uint64
 	TotalBytes      uint64
 	desc            C.tc_device
@@ -145,7 +146,7 @@ func Open() (*Device, error) {
 		}
 		return nil, err
 	}
-	d.Multiprocessors = int(d.desc.multiprocessors)
+	d.Multiprocessors, d.L2Bytes = int(d.desc.multiprocessors), int64(d.desc.l2_bytes)
 	if d.desc.profile[0] != 0 {
 		d.Profile = C.GoString(&d.desc.profile[0])
 		d.Name += " planned as " + d.summary()

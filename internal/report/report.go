@@ -98,16 +98,17 @@ type Row struct {
 
 // Report is one run of a command.
 type Report struct {
-	Program   string `json:"program"`
-	Device    string `json:"device"`
-	N         int64  `json:"n"`
-	Seed      int64  `json:"seed"`
-	Reps      int    `json:"reps"`
-	CopyGBps  Num    `json:"copy_gb_per_s"` // device-to-device copy, read + write, measured in this run
-	H2DMs     Num    `json:"h2d_ms"`        // copying the inputs to the device once
-	ErrorKind string `json:"error_kind"`    // what Error measures
-	Scalar    bool   `json:"-"`             // the answer is a number: the table shows each row's
-	Baseline  string `json:"baseline"`      // the variant speed-ups are against
+	Program   string  `json:"program"`
+	Device    string  `json:"device"`
+	N         int64   `json:"n"`
+	Seed      int64   `json:"seed"`
+	Reps      int     `json:"reps"`
+	CopyGBps  Num     `json:"copy_gb_per_s"`      // device-to-device copy, read + write, measured in this run
+	H2DMs     Num     `json:"h2d_ms"`             // copying the inputs to the device once
+	ErrorKind string  `json:"error_kind"`         // what Error measures
+	Scalar    bool    `json:"-"`                  // the answer is a number: the table shows each row's
+	L2Bytes   float64 `json:"l2_bytes,omitempty"` // the card's L2 (where a sweep's inputs stop fitting it)
+	Baseline  string  `json:"baseline"`           // the variant speed-ups are against
 	// WorkOnly: speed-ups and steps on kernel + host time, the copy back left out (every device
 	// variant copies the same outputs back: the copy would only dilute each step)
 	WorkOnly bool   `json:"speed_up_without_copy_back"`
@@ -340,12 +341,21 @@ func WriteCSV(w io.Writer, reports []*Report) error {
 
 // WriteCSVFile writes WriteCSV's lines to path, beside it first and renamed once whole.
 func WriteCSVFile(path string, reports []*Report) error {
+	return writeFile(path, "-csv", func(w io.Writer) error { return WriteCSV(w, reports) })
+}
+
+// WriteSVGFile draws the reports to path (WriteSVG), beside it first and renamed once whole.
+func WriteSVGFile(path string, reports []*Report) error {
+	return writeFile(path, "-plot", func(w io.Writer) error { return WriteSVG(w, reports, reports[0].L2Bytes) })
+}
+
+func writeFile(path, flag string, write func(io.Writer) error) error {
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".tmp-%d-%s", os.Getpid(), filepath.Base(path)))
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	err = WriteCSV(f, reports)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -354,7 +364,7 @@ func WriteCSVFile(path string, reports []*Report) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("-csv %s: %v", path, err)
+		return fmt.Errorf("%s %s: %v", flag, path, err)
 	}
 	return nil
 }

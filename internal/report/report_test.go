@@ -155,3 +155,36 @@ func TestSpreadAndNoisyRows(t *testing.T) {
 		t.Errorf("no noisy row, yet:\n%s", b.String())
 	}
 }
+
+// -plot's pictures: one size draws a bar a variant that ran, with its step, and the copy line;
+// a sweep a line a variant, the copy line and where the inputs pass L2; nothing to plot is an error.
+func TestSVG(t *testing.T) {
+	mk := func(n int64, ms ...float64) *Report {
+		r := &Report{Program: "p", Device: "card", N: n, Unit: "elements", CopyGBps: 2000}
+		for i, m := range ms {
+			r.Rows = append(r.Rows, Row{Variant: string(rune('a' + i)), KernelMs: Num(m), TotalMs: Num(m), Bytes: Num(4 * float64(n)), Pass: true})
+		}
+		r.Rows = append(r.Rows, Row{Variant: "z", Refused: "outside"})
+		r.Derive()
+		return r
+	}
+	var one strings.Builder
+	if err := WriteSVG(&one, []*Report{mk(1<<20, 4, 2, 1)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	svg := one.String()
+	if strings.Count(svg, "<rect x=") != 3 || !strings.Contains(svg, "(x2.00)") || !strings.Contains(svg, "2000 GB/s") || !strings.HasPrefix(svg, "<svg") {
+		t.Errorf("bars:\n%s", svg)
+	}
+	var sweep strings.Builder
+	if err := WriteSVG(&sweep, []*Report{mk(1<<10, 1e-3, 2e-3), mk(1<<20, 1, 2), mk(1<<24, 16, 30)}, 8<<20); err != nil {
+		t.Fatal(err)
+	}
+	svg = sweep.String()
+	if strings.Count(svg, "<polyline") != 2 || !strings.Contains(svg, "inputs past L2 (8 MiB)") || !strings.Contains(svg, "log scale") {
+		t.Errorf("sweep:\n%s", svg)
+	}
+	if err := WriteSVG(&sweep, []*Report{{Program: "p", N: 5, CopyGBps: Num(math.NaN())}}, 0); err == nil {
+		t.Error("a report with no rates was drawn")
+	}
+}

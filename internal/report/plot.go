@@ -1,0 +1,212 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// The pictures -plot draws, in SVG (standard library only), 800 px wide:
+//   - a sweep (several sizes): GB/s against n on a log scale, a line a variant, the copy ceiling
+//     as a horizontal line, and where the inputs stop fitting the card's L2 a vertical one;
+//   - one size: the variants as bars in table order, GB/s with each step's speed-up written on
+//     its bar (the lecture's staircase), and the copy ceiling as a line.
+
+const (
+	plotW, plotH                       = 800, 480
+	marginL, marginR, marginT, marginB = 70, 20, 56, 70
+)
+
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
+
+// WriteSVG draws the reports (one size: bars; several: lines) with their card and parameters in
+// the title. l2Bytes (0: unknown) marks where a sweep's inputs stop fitting L2.
+func WriteSVG(w io.Writer, reports []*Report, l2Bytes float64) error {
+	if len(reports) == 0 {
+		return fmt.Errorf("nothing to plot")
+	}
+	var b strings.Builder
+	r0 := reports[0]
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", plotW, plotH, plotW, plotH)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	title := r0.Program
+	if len(reports) == 1 {
+		title += fmt.Sprintf(", n = %s %s", humanCount(r0.N), r0.Unit)
+	} else {
+		title += fmt.Sprintf(", n = %s .. %s %s", humanCount(r0.N), humanCount(reports[len(reports)-1].N), r0.Unit)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
+	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s; the bytes each variant must move over its kernel time</text>`+"\n", marginL, esc(r0.Device))
+	var err error
+	if len(reports) == 1 {
+		err = bars(&b, r0)
+	} else {
+		err = lines(&b, reports, l2Bytes)
+	}
+	if err != nil {
+		return err
+	}
+	b.WriteString("</svg>\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// humanCount writes n as 2^k where it is a power of two, else as it is.
+func humanCount(n int64) string {
+	if n > 0 && n&(n-1) == 0 {
+		return fmt.Sprintf("2^%d", int(math.Log2(float64(n))))
+	}
+	return fmt.Sprint(n)
+}
+
+// yAxis draws the GB/s axis from 0 to top and returns the y of a value.
+func yAxis(b *strings.Builder, top float64) func(float64) float64 {
+	y := func(v float64) float64 {
+		return float64(plotH-marginB) - v/top*float64(plotH-marginT-marginB)
+	}
+	step := niceStep(top / 5)
+	for v := 0.0; v <= top+1e-9; v += step {
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e5e5e5"/>`+"\n", marginL, plotW-marginR, y(v), y(v))
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%g</text>`+"\n", marginL-6, y(v), v)
+	}
+	fmt.Fprintf(b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">GB/s (bytes the variant must move / kernel time)</text>`+"\n",
+		(plotH-marginB+marginT)/2)
+	return y
+}
+
+func niceStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// copyLine draws the copy ceiling across the plot.
+func copyLine(b *strings.Builder, y func(float64) float64, copyGBps float64) {
+	if math.IsNaN(copyGBps) || copyGBps <= 0 {
+		return
+	}
+	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="6 4"/>`+"\n", marginL, plotW-marginR, y(copyGBps), y(copyGBps))
+	fmt.Fprintf(b, `<text x="%d" y="%.1f">device copy, same run: %.0f GB/s</text>`+"\n", marginL+6, y(copyGBps)-5, copyGBps)
+}
+
+func bars(b *strings.Builder, r *Report) error {
+	var rows []Row
+	top := zeroIfNaN(float64(r.CopyGBps))
+	for _, row := range r.Rows {
+		if row.Refused == "" && !math.IsNaN(float64(row.GBps)) {
+			rows = append(rows, row)
+			top = math.Max(top, float64(row.GBps))
+		}
+	}
+	if len(rows) == 0 || math.IsNaN(top) || top <= 0 {
+		return fmt.Errorf("no variant has a rate to plot")
+	}
+	y := yAxis(b, top*1.12)
+	copyLine(b, y, float64(r.CopyGBps))
+	slot := float64(plotW-marginL-marginR) / float64(len(rows))
+	for i, row := range rows {
+		x := float64(marginL) + slot*float64(i) + slot*0.15
+		v := float64(row.GBps)
+		color := palette[0]
+		if row.Variant == "best" {
+			color = palette[1]
+		} else if strings.Contains(row.Variant, "cub") || row.Variant == "npp" {
+			color = palette[2]
+		} else if row.Variant == "cpu" {
+			color = palette[8]
+		}
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x, y(v), slot*0.7, y(0)-y(v), color)
+		label := fmt.Sprintf("%.0f", v)
+		if !math.IsNaN(float64(row.Step)) {
+			label += fmt.Sprintf(" (x%.2f)", float64(row.Step))
+		}
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%s</text>`+"\n", x+slot*0.35, y(v)-4, esc(label))
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x+slot*0.35, plotH-marginB+16, esc(row.Variant))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">variant, in the table's order (x: the speed-up over the bar before it, the lecture's step)</text>`+"\n",
+		(plotW+marginL-marginR)/2, plotH-marginB+40)
+	return nil
+}
+
+func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
+	type point struct{ n, v float64 }
+	series := map[string][]point{}
+	var order []string
+	top, copyGBps := 0.0, math.NaN()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	l2At := math.NaN() // the first n whose inputs pass L2
+	for _, r := range reports {
+		if !math.IsNaN(float64(r.CopyGBps)) {
+			copyGBps = math.Max(float64(r.CopyGBps), zeroIfNaN(copyGBps))
+		}
+		n := float64(r.N)
+		lo, hi = math.Min(lo, n), math.Max(hi, n)
+		for _, row := range r.Rows {
+			if row.Refused != "" || math.IsNaN(float64(row.GBps)) {
+				continue
+			}
+			if _, ok := series[row.Variant]; !ok {
+				order = append(order, row.Variant)
+			}
+			series[row.Variant] = append(series[row.Variant], point{n, float64(row.GBps)})
+			top = math.Max(top, float64(row.GBps))
+			if l2Bytes > 0 && math.IsNaN(l2At) && float64(row.Bytes) > l2Bytes {
+				l2At = n
+			}
+		}
+	}
+	if len(order) == 0 || lo >= hi {
+		return fmt.Errorf("a sweep needs rates at two sizes or more")
+	}
+	top = math.Max(top, zeroIfNaN(copyGBps)) * 1.12
+	y := yAxis(b, top)
+	x := func(n float64) float64 {
+		return float64(marginL) + (math.Log2(n)-math.Log2(lo))/(math.Log2(hi)-math.Log2(lo))*float64(plotW-marginL-marginR)
+	}
+	for k := math.Ceil(math.Log2(lo)); k <= math.Log2(hi); k += 2 {
+		xv := x(math.Pow(2, k))
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#e5e5e5"/>`+"\n", xv, xv, marginT, plotH-marginB)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">2^%.0f</text>`+"\n", xv, plotH-marginB+16, k)
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">n (%s, log scale)</text>`+"\n", (plotW+marginL-marginR)/2, plotH-marginB+40, esc(reports[0].Unit))
+	copyLine(b, y, copyGBps)
+	if !math.IsNaN(l2At) {
+		xv := x(l2At)
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#888" stroke-dasharray="2 3"/>`+"\n", xv, xv, marginT, plotH-marginB)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#555">inputs past L2 (%.0f MiB)</text>`+"\n", xv+4, marginT+12, l2Bytes/(1<<20))
+	}
+	for i, name := range order {
+		pts := series[name]
+		sort.Slice(pts, func(a, c int) bool { return pts[a].n < pts[c].n })
+		var path []string
+		for _, p := range pts {
+			path = append(path, fmt.Sprintf("%.1f,%.1f", x(p.n), y(p.v)))
+		}
+		color := palette[i%len(palette)]
+		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(path, " "), color)
+		for _, p := range pts {
+			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(p.v), color)
+		}
+		// the legend in the lower right, below the large sizes' lines
+		lx, ly := plotW-marginR-130, plotH-marginB-12-16*(len(order)-1-i)
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", lx, lx+20, ly, ly, color)
+		fmt.Fprintf(b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", lx+26, ly, esc(name))
+	}
+	return nil
+}
+
+func zeroIfNaN(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return x
+}
