@@ -47,7 +47,7 @@ func (l *SizeList) Set(s string) error {
 		}
 		lo, err1 := ParseCount(from)
 		hi, err2 := ParseCount(to)
-		if err := firstErr(err1, err2); err != nil {
+		if err := FirstError(err1, err2); err != nil {
 			return err
 		}
 		if lo < 1 || hi < lo || lo&(lo-1) != 0 || hi&(hi-1) != 0 {
@@ -64,15 +64,6 @@ func (l *SizeList) Set(s string) error {
 			return err
 		}
 		*l = append(*l, n)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
 	}
 	return nil
 }
