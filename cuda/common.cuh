@@ -3,6 +3,7 @@
 #pragma once
 #include "tecaj.h"
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <cstdint>
 
 // A program: what its tc_P_program() hands out.
@@ -91,30 +92,23 @@ inline int64_t floor_pow2(int64_t x) {
 // without a GPU): threads and blocks alone.
 inline int resident_blocks(const tc_device &dev, int threads, const void *kernel = nullptr, size_t shared = 0) {
     const int warps = (threads + 31) / 32;
-    int per_sm = dev.max_threads_per_multiprocessor / (32 * warps);
+    int64_t per_sm = dev.max_threads_per_multiprocessor / (32 * warps);
     if (per_sm > dev.max_blocks_per_multiprocessor) per_sm = dev.max_blocks_per_multiprocessor;
-    if (!kernel) return per_sm < 1 ? 1 : per_sm;
-    if (dev.profile[0] == 0) {
-        int n = 0;
+    cudaFuncAttributes a;
+    int n = 0;
+    if (kernel && dev.profile[0] == 0) {
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, shared) == cudaSuccess && n >= 1) return n;
         (void)cudaGetLastError();
-        return per_sm < 1 ? 1 : per_sm;
-    }
-    cudaFuncAttributes a;
-    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+    } else if (kernel && cudaFuncGetAttributes(&a, kernel) == cudaSuccess) {
+        // registers by warp in units of 256, each of the 4 schedulers holding a quarter
+        const int64_t warp_registers = (int64_t(a.numRegs) * 32 + 255) / 256 * 256;
+        if (warp_registers > 0) per_sm = std::min(per_sm, 4 * (dev.registers_per_multiprocessor / 4 / warp_registers) / warps);
+        const size_t reserved = dev.compute_major >= 8 ? 1024 : 0;
+        per_sm = std::min(per_sm, int64_t(dev.shared_per_multiprocessor / ((a.sharedSizeBytes + shared + 127) / 128 * 128 + reserved)));
+    } else if (kernel) {
         (void)cudaGetLastError();
-        return per_sm < 1 ? 1 : per_sm;
     }
-    const int64_t warp_registers = (int64_t(a.numRegs) * 32 + 255) / 256 * 256;  // (each of 4 schedulers holds a quarter)
-    if (warp_registers > 0) {
-        const int64_t by_registers = 4 * (dev.registers_per_multiprocessor / 4 / warp_registers) / warps;
-        if (by_registers < per_sm) per_sm = int(by_registers);
-    }
-    const size_t reserved = dev.compute_major >= 8 ? 1024 : 0;
-    const size_t block_shared = (a.sharedSizeBytes + shared + 127) / 128 * 128 + reserved;
-    const int64_t by_shared = int64_t(dev.shared_per_multiprocessor / block_shared);
-    if (by_shared < per_sm) per_sm = int(by_shared);
-    return per_sm < 1 ? 1 : per_sm;
+    return per_sm < 1 ? 1 : int(per_sm);
 }
 
 // Blocks that fill the device once (one resident wave, by resident_blocks), at most enough to

@@ -58,6 +58,8 @@ int tc_variant_find(const tc_program *p, const char *name) {
 
 tc_status tc_device_describe(tc_device *out) {
     if (!out) return TC_BAD_ARGUMENT;
+    const char *emulate = std::getenv("TECAJ_EMULATE");  // (a profile replaces every figure)
+    if (emulate && *emulate) return tc_device_profile(emulate, out);
     *out = tc_device{};
     int dev = 0, v = 0;
     TC_TRY(cudaGetDevice(&dev));
@@ -80,8 +82,6 @@ tc_status tc_device_describe(tc_device *out) {
     TC_TRY(get_size(out->l2_bytes, cudaDevAttrL2CacheSize));
     TC_TRY(get(out->compute_major, cudaDevAttrComputeCapabilityMajor));
     TC_TRY(get(out->compute_minor, cudaDevAttrComputeCapabilityMinor));
-    const char *emulate = std::getenv("TECAJ_EMULATE");
-    if (emulate && *emulate) return tc_device_profile(emulate, out);
     return TC_OK;
 }
 

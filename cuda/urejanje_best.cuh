@@ -328,12 +328,13 @@ int block_log(const tc_urejanje_plan &p, const tc_device &dev) {
     return e;
 }
 bool small_arrays(const tc_urejanje_plan &p) { return p.padded < (int64_t(1) << kMinBlockLog); }
-// The passes after SORT: the largest blocks wherever they still fill the device (a smaller SORT
-// block is then followed by FINISH passes for the merges up to it, with no STRIDED pass).
+// The passes after SORT: the largest blocks wherever they still fill the device, else the SORT
+// pass's (p.block_log; a smaller SORT block is then followed by FINISH passes for the merges up to
+// the later block, with no STRIDED pass).
 template <typename T>
 int rest_log(const tc_urejanje_plan &p, const tc_device &dev) {
     const int lp = tc::ceil_log2(p.padded), top = largest_log<T>(dev);
-    return lp >= top && ((p.padded * p.batch) >> top) >= tc::floor_pow2(dev.multiprocessors) ? top : block_log<T>(p, dev);
+    return lp >= top && ((p.padded * p.batch) >> top) >= tc::floor_pow2(dev.multiprocessors) ? top : p.block_log;
 }
 // best's steps in one STRIDED pass: the block's bits less the 16 or 32 consecutive words
 int strided_steps(const tc_urejanje_plan &p) { return p.rest_log - (p.pairs ? 4 : 5); }
