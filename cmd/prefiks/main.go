@@ -104,18 +104,21 @@ func (opt *options) check(o *cli.Options) error {
 		if typ == "" {
 			return fmt.Errorf("%s: dtype %s, where float32, float64 (rounded to float32) or int32 is needed", opt.fileA, a.Dtype)
 		}
-		if a.Dtype == data.Float64 { // the scan is float32's: rounded, with a note where values change
-			f, changed, _ := a.Float32s()
-			if note := data.RoundingNote("prefiks", opt.fileA, changed, len(f)); note != "" {
-				fmt.Fprintln(os.Stderr, note)
-			}
-			a = data.FromFloat32s(opt.fileA, f)
-		}
 		if o.Set["type"] && typ != opt.typ {
 			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)
 		}
 		opt.typ = typ
 		opt.in, _ = a.Words()
+		if a.Dtype == data.Float64 { // the scan is float32's: rounded, with a note where values change
+			f, changed, _ := a.Float32s()
+			if note := data.RoundingNote("prefiks", opt.fileA, changed, len(f)); note != "" {
+				fmt.Fprintln(os.Stderr, note)
+			}
+			opt.in = make([]uint32, len(f))
+			for i, x := range f {
+				opt.in[i] = math.Float32bits(x)
+			}
+		}
 		if o.Set["n"] && o.N != int64(len(opt.in)) {
 			return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.in), opt.fileA)
 		}

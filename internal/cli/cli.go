@@ -214,23 +214,22 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 			return nil, ExitUsage
 		}
 	}
-	// a variant's domain is host knowledge: a request outside it is refused before any GPU is
-	// touched (planned here for gpu.NoGPUProfile; the library rows take any n)
-	for _, v := range chosen {
-		if o.Variant == "all" || v.Library || (v.OwnGrid && o.Blocks != 0) {
-			continue
-		}
-		if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
-			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
-				c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
-			return nil, ExitUsage
-		}
-	}
 	var dev *gpu.Device
 	if len(chosen) > 0 || o.Info {
 		dev, err = gpu.Open()
 		if err != nil {
 			if gpu.NoGPU(err) {
+				// a variant's domain is host knowledge: outside it is bad usage with or without a GPU
+				// (here planned for gpu.NoGPUProfile; the library rows take any n)
+				for _, v := range chosen {
+					if o.Variant == "all" || v.Library || (v.OwnGrid && o.Blocks != 0) {
+						continue
+					}
+					if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
+						c.refuseDomain(stderr, v, o)
+						return nil, ExitUsage
+					}
+				}
 				fmt.Fprintf(stderr, "%s: %s.\n", c.name(), gpu.NoGPUReason(err))
 				if len(c.HostVariants) > 0 {
 					fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), c.HostVariants[0].Name))
@@ -260,8 +259,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		plans[i], err = c.Plan(dev, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks})
 		switch {
 		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
-			fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
-				c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
+			c.refuseDomain(stderr, v, o)
 			return nil, ExitUsage
 		case errors.Is(err, gpu.ErrOutsideDomain):
 			refused[i] = v.Domain
@@ -276,6 +274,12 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		return nil, ExitFailed
 	}
 	return r, ExitOK
+}
+
+// refuseDomain says, in one line, that a variant does not cover the request, and what does.
+func (c Command) refuseDomain(stderr io.Writer, v gpu.Variant, o Options) {
+	fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
+		c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
 }
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.

@@ -190,15 +190,6 @@ func (a *Array) narrow() error {
 	return nil
 }
 
-// FromFloat32s is a 1-D float32 array of values (read from path).
-func FromFloat32s(path string, values []float32) *Array {
-	a := &Array{Path: path, Dtype: Float32, Shape: []int{len(values)}, Data: make([]byte, 4*len(values))}
-	for i, v := range values {
-		binary.LittleEndian.PutUint32(a.Data[4*i:], math.Float32bits(v))
-	}
-	return a
-}
-
 // RoundingNote is the note a command prints when it rounds a float64 file to float32: "" where
 // no value changed (one rule for every command).
 func RoundingNote(program, path string, changed, total int) string {
