@@ -18,6 +18,7 @@
 #       ARGS", run by this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel
 #       rows in one call, e.g. a MINI=1 bundle of a branch beside main's; an experiment's switches in
 #       the environment, one line a setting)
+#   bash gpu-bundle/run.sh pictures   (README's four pictures: each sweep's .svg and .csv, packed into $OUT/images.tgz)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
 #       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_SOURCE=1 and NCU_ARGS="-k
 #       regex:NAME -c 1" add the SASS lines where the warps stall most, profile-source.txt)
@@ -136,6 +137,23 @@ if [[ $what == ab ]]; then # lines of a file, this bundle's run beside other bun
       done
     done
   done <"$lines"
+  exit 0
+fi
+if [[ $what == pictures ]]; then # README's four pictures, each with its table and .csv, into $OUT/images
+  img=${OUT:-/tmp}/images; mkdir -p "$img"
+  pic() { # pic NAME PROGRAM ARGS...
+    local name=$1; shift
+    echo "=== $name: $*" | tee -a "$log"
+    "$here/bin/$@" -plot "$img/$name.svg" -csv "$img/$name.csv" 2>&1 | tee -a "$log"
+    ((PIPESTATUS[0] == 0)) || failed+=("$name")
+  }
+  failed=()
+  pic redukcija-staircase redukcija -n 2^28 -variant race,atomic,b1,b1d,bm,r0,r1,r2,r3,r4,r5,r6,r7,best,cub
+  pic redukcija-sweep redukcija -n 2^10..2^28 -variant best,r6,cub
+  pic prefiks-sweep prefiks -n 2^10..2^28 -variant best,cub,grid
+  pic konvolucija-sweep konvolucija -n 2^16..2^26 -variant g,c,t,best${PICTURES_NPP:+,npp}
+  tar -C "$img/.." -czf "$img.tgz" images && rm -rf "$img" # one file back (the device tool brings back 8)
+  if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
   exit 0
 fi
 failed=()

@@ -41,9 +41,16 @@ func command() cli.Command {
 			"sqrt(gx^2 + gy^2) of sobel-x and sobel-y, best and cpu), as the lecture defines it: " +
 			"P = sum M[j][i] N[y-r+j][x-r+i], the mask not flipped (correlation, in image processing's words); " +
 			"every lecture step, verified and timed",
-		DefaultN:  4096 * 4096,
-		Default:   "best",
-		Baseline:  "g",
+		DefaultN: 4096 * 4096,
+		Default:  "best",
+		Baseline: "g",
+		Params: func() string {
+			p := fmt.Sprintf("-dim %d -mask %s", opt.dim, opt.maskSpec)
+			if opt.maskSpec == "box" || opt.maskSpec == "gauss" {
+				p += fmt.Sprintf(" -k %d", opt.k)
+			}
+			return p + fmt.Sprintf(" -border %s -type %s", opt.border, opt.pixel)
+		},
 		ErrorKind: "max abs err",
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: rows on every core (goroutines), float32 as a device thread adds; no GPU needed"},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -48,6 +49,18 @@ func command() cli.Command {
 		Default:   "grid",
 		Baseline:  "grid",
 		ErrorKind: "max rel. error",
+		Params: func() string {
+			p := fmt.Sprintf("-op %s -type %s", opt.op, opt.typ)
+			if opt.exclusive {
+				p += " -exclusive"
+			}
+			if opt.seglen != "" {
+				p += " -seglen " + opt.seglen
+			} else if opt.flagsFile != "" {
+				p += " -flags " + filepath.Base(opt.flagsFile)
+			}
+			return p
+		},
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: chunks scanned on every core (goroutines), then the carries; no GPU needed"},
 		},

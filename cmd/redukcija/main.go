@@ -46,6 +46,7 @@ func command() cli.Command {
 		Baseline:  "r0",
 		ErrorKind: "rel. error",
 		Scalar:    true,
+		Params:    func() string { return fmt.Sprintf("-op %s -type %s", opt.op, opt.typ) },
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
 		},

@@ -54,6 +54,19 @@ func command() cli.Command {
 		Default:   "best",
 		Baseline:  "o",
 		ErrorKind: "wrong",
+		Params: func() string {
+			p := fmt.Sprintf("-type %s -dist %s", opt.keyType, opt.dist)
+			if opt.batch > 1 {
+				p += fmt.Sprintf(" -batch %d", opt.batch)
+			}
+			if opt.descending {
+				p += " -desc"
+			}
+			if opt.pairs || opt.valuesFile != "" {
+				p += " -pairs"
+			}
+			return p
+		},
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
 		},

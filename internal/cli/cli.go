@@ -59,15 +59,17 @@ type Session interface {
 	Free()
 }
 
-// Command describes one program to Main. Every field is set by every command.
+// Command describes one program to Main. Every field but Params is set by every command.
 type Command struct {
-	Program      *gpu.Program
-	About        string // what the program computes, for -h
-	DefaultN     int64
-	Default      string // default variant
-	Baseline     string // the variant speed-ups are against
-	ErrorKind    string // the error column's heading
-	Scalar       bool   // the answer is a number (a distance, a sum): the table shows it
+	Program   *gpu.Program
+	About     string // what the program computes, for -h
+	DefaultN  int64
+	Default   string // default variant
+	Baseline  string // the variant speed-ups are against
+	ErrorKind string // the error column's heading
+	Scalar    bool   // the answer is a number (a distance, a sum): the table shows it
+	// Params names the run's parameters as flags (-op min -type int32), after Check; nil: none
+	Params       func() string
 	HostVariants []HostVariant
 	Benchmarks   []string // the argument lines of the benchmark tables (-benchmarks prints them)
 	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
@@ -88,6 +90,13 @@ type Command struct {
 
 // The command's name is its program's.
 func (c Command) name() string { return c.Program.Name }
+
+func (c Command) params() string {
+	if c.Params == nil {
+		return ""
+	}
+	return c.Params()
+}
 
 // ceilingBytes is the size of the device-to-device copy that gives the bandwidth ceiling:
 // far past any GPU's L2 (the largest of the profiles' is the RTX 4090's 72 MiB).
@@ -293,7 +302,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	}
 	defer s.Free()
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
-		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
+		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Params: c.params(), Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
 	if dev != nil {
 		r.Device, r.L2Bytes = dev.Name, float64(dev.L2Bytes)
 		timer, err := gpu.NewTimer()
@@ -317,7 +326,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 		r.WorkOnly = len(outputs) == 1
 		for i, v := range chosen {
 			if refused[i] != "" {
-				r.Rows = append(r.Rows, report.Row{Variant: v.Name, Refused: refused[i]})
+				r.Rows = append(r.Rows, report.RefusedRow(v.Name, refused[i]))
 				continue
 			}
 			h := plans[i].Header()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -290,17 +291,20 @@ func TestHostMemoryIsChecked(t *testing.T) {
 // report a size, -csv one line a (variant, size) with the run's parameters.
 func TestSweepJSONAndCSV(t *testing.T) {
 	dir := t.TempDir()
+	params := map[string]string{"redukcija": "-op sum -type float32", "prefiks": "-op sum -type float32",
+		"urejanje": "-type float32 -dist uniform", "konvolucija": "-dim 2 -mask box -k 3 -border zero -type float32"}
 	for _, name := range clitest.Commands(t) {
 		csvPath := filepath.Join(dir, name+".CSV")
 		code, stdout, stderr := clitest.Run(t, name, "-variant", "cpu", "-n", "2^10..2^14x4", "-reps", "2", "-csv", csvPath)
-		if code != 0 || strings.Count(stdout, name+"  n=") != 3 {
-			t.Errorf("%s sweep: exit %d, %d tables\n%s%s", name, code, strings.Count(stdout, name+"  n="), stdout, stderr)
+		tables := regexp.MustCompile(`(?m)^`+name+`  (-.*  )?n=\d+  seed=1`).FindAllString(stdout, -1)
+		if code != 0 || len(tables) != 3 {
+			t.Errorf("%s sweep: exit %d, %d tables\n%s%s", name, code, len(tables), stdout, stderr)
 			continue
 		}
 		b, err := os.ReadFile(csvPath)
 		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if err != nil || len(lines) != 4 || !strings.HasPrefix(lines[0], "program,device,unit,n,") ||
-			!strings.HasPrefix(lines[3], name+",host only,") || !strings.Contains(lines[3], ",16384,") {
+		if err != nil || len(lines) != 4 || !strings.HasPrefix(lines[0], "program,params,device,unit,n,") ||
+			!strings.HasPrefix(lines[3], name+","+params[name]+",host only,") || !strings.Contains(lines[3], ",16384,") {
 			t.Errorf("%s -csv: %v\n%s", name, err, b)
 		}
 		code, stdout, _ = clitest.Run(t, name, "-variant", "cpu", "-n", "1000,2000", "-reps", "2", "-json")

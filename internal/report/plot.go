@@ -39,7 +39,12 @@ func WriteSVG(w io.Writer, reports []*Report, l2Bytes float64) error {
 		title += fmt.Sprintf(", n = %s .. %s %s", humanCount(r0.N), humanCount(reports[len(reports)-1].N), r0.Unit)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
-	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s; the bytes each variant must move over its kernel time</text>`+"\n", marginL, esc(r0.Device))
+	sub := r0.Device
+	if r0.Params != "" {
+		sub += "; " + r0.Params
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s; the bytes each variant must move over its kernel time</text>`+"\n",
+		marginL, esc(sub))
 	var err error
 	if len(reports) == 1 {
 		err = bars(&b, r0)
@@ -110,7 +115,7 @@ func bars(b *strings.Builder, r *Report) error {
 	if len(rows) == 0 || math.IsNaN(top) || top <= 0 {
 		return fmt.Errorf("no variant has a rate to plot")
 	}
-	y := yAxis(b, top*1.12)
+	y := yAxis(b, top*1.18)
 	copyLine(b, y, float64(r.CopyGBps))
 	slot := float64(plotW-marginL-marginR) / float64(len(rows))
 	for i, row := range rows {
@@ -125,11 +130,12 @@ func bars(b *strings.Builder, r *Report) error {
 			color = palette[8]
 		}
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x, y(v), slot*0.7, y(0)-y(v), color)
-		label := fmt.Sprintf("%.0f", v)
+		// the rate above the bar, the step on a line of its own above it (side by side they overlap
+		// between a dozen bars)
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%.0f</text>`+"\n", x+slot*0.35, y(v)-4, v)
 		if !math.IsNaN(float64(row.Step)) {
-			label += fmt.Sprintf(" (x%.2f)", float64(row.Step))
+			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#555">x%.2f</text>`+"\n", x+slot*0.35, y(v)-17, float64(row.Step))
 		}
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%s</text>`+"\n", x+slot*0.35, y(v)-4, esc(label))
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x+slot*0.35, plotH-marginB+16, esc(row.Variant))
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">variant, in the table's order (x: the speed-up over the bar before it, the lecture's step)</text>`+"\n",
@@ -196,8 +202,9 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		for _, p := range pts {
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(p.v), color)
 		}
-		// the legend in the lower right, below the large sizes' lines
-		lx, ly := plotW-marginR-130, plotH-marginB-12-16*(len(order)-1-i)
+		// the legend in the upper left, above the small sizes' lines (rates grow with n) and below the
+		// copy line's label
+		lx, ly := marginL+12, int(y(top/1.12))+28+16*i
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", lx, lx+20, ly, ly, color)
 		fmt.Fprintf(b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", lx+26, ly, esc(name))
 	}

@@ -96,11 +96,27 @@ type Row struct {
 	Note           string `json:"note,omitempty"`
 }
 
+// spaced is s and two spaces, or nothing.
+func spaced(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s + "  "
+}
+
+// RefusedRow is the row of a variant outside its domain: why, and no figures (null in JSON, empty in CSV).
+func RefusedRow(variant, why string) Row {
+	nan := Num(math.NaN())
+	return Row{Variant: variant, Refused: why, KernelMs: nan, SpreadPct: nan, D2HMs: nan, HostMs: nan, TotalMs: nan,
+		Bytes: nan, GBps: nan, PctCopy: nan, SpeedUp: nan, Step: nan, Result: nan, Error: nan, Tolerance: nan, MItemsPS: nan}
+}
+
 // Report is one run of a command.
 type Report struct {
 	Program   string  `json:"program"`
 	Device    string  `json:"device"`
 	N         int64   `json:"n"`
+	Params    string  `json:"params"` // the run's parameters, as the flags that set them (-op min -type int32)
 	Seed      int64   `json:"seed"`
 	Reps      int     `json:"reps"`
 	CopyGBps  Num     `json:"copy_gb_per_s"`      // device-to-device copy, read + write, measured in this run
@@ -210,7 +226,7 @@ func sci(x Num) string {
 
 // WriteTable prints the header lines and the table.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%s  n=%d  seed=%d  reps=%d  device: %s\n", r.Program, r.N, r.Seed, r.Reps, r.Device)
+	fmt.Fprintf(w, "%s  %sn=%d  seed=%d  reps=%d  device: %s\n", r.Program, spaced(r.Params), r.N, r.Seed, r.Reps, r.Device)
 	if !math.IsNaN(float64(r.CopyGBps)) {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
@@ -302,7 +318,7 @@ func WriteJSONs(w io.Writer, reports []*Report) error {
 }
 
 // csvHeader is the columns of WriteCSV: the run's parameters, then the row's figures.
-var csvHeader = []string{"program", "device", "unit", "n", "seed", "reps", "copy_gb_per_s", "variant", "threads", "blocks",
+var csvHeader = []string{"program", "params", "device", "unit", "n", "seed", "reps", "copy_gb_per_s", "variant", "threads", "blocks",
 	"kernel_ms", "spread_pct", "d2h_ms", "host_ms", "total_ms", "bytes", "gb_per_s", "pct_of_copy", "mitems_per_s",
 	"speed_up", "step", "result", "index", "error", "tolerance", "pass", "refused", "note"}
 
@@ -325,7 +341,7 @@ func WriteCSV(w io.Writer, reports []*Report) error {
 			if row.Index != nil {
 				index = strconv.FormatInt(*row.Index, 10)
 			}
-			rec := []string{r.Program, r.Device, r.Unit, strconv.FormatInt(r.N, 10), strconv.FormatInt(r.Seed, 10),
+			rec := []string{r.Program, r.Params, r.Device, r.Unit, strconv.FormatInt(r.N, 10), strconv.FormatInt(r.Seed, 10),
 				strconv.Itoa(r.Reps), num(r.CopyGBps), row.Variant, strconv.Itoa(row.Threads), strconv.Itoa(row.Blocks),
 				num(row.KernelMs), num(row.SpreadPct), num(row.D2HMs), num(row.HostMs), num(row.TotalMs), num(row.Bytes),
 				num(row.GBps), num(row.PctCopy), num(row.MItemsPS), num(row.SpeedUp), num(row.Step), num(row.Result), index,

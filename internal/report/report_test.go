@@ -2,7 +2,10 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -156,11 +159,35 @@ func TestSpreadAndNoisyRows(t *testing.T) {
 	}
 }
 
-// -plot's pictures: one size draws a bar a variant that ran, with its step, and the copy line;
-// a sweep a line a variant, the copy line and where the inputs pass L2; nothing to plot is an error.
+// svgElements parses an SVG as XML and counts its elements by name, with every text's words.
+func svgElements(t *testing.T, svg string) (map[string]int, string) {
+	t.Helper()
+	count, texts := map[string]int{}, ""
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not XML: %v\n%s", err, svg)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			count[e.Name.Local]++
+		case xml.CharData:
+			texts += string(e) + "\n"
+		}
+	}
+	return count, texts
+}
+
+// -plot's pictures, parsed as XML: one size draws a bar a variant that ran, with its step, and
+// the copy line; a sweep a line a variant, the copy line and where the inputs pass L2, the axes'
+// labels and a legend entry a variant; nothing to plot is an error.
 func TestSVG(t *testing.T) {
 	mk := func(n int64, ms ...float64) *Report {
-		r := &Report{Program: "p", Device: "card", N: n, Unit: "elements", CopyGBps: 2000}
+		r := &Report{Program: "p", Params: "-op min", Device: "card", N: n, Unit: "elements", CopyGBps: 2000}
 		for i, m := range ms {
 			r.Rows = append(r.Rows, Row{Variant: string(rune('a' + i)), KernelMs: Num(m), TotalMs: Num(m), Bytes: Num(4 * float64(n)), Pass: true})
 		}
@@ -172,19 +199,64 @@ func TestSVG(t *testing.T) {
 	if err := WriteSVG(&one, []*Report{mk(1<<20, 4, 2, 1)}, 0); err != nil {
 		t.Fatal(err)
 	}
-	svg := one.String()
-	if strings.Count(svg, "<rect x=") != 3 || !strings.Contains(svg, "(x2.00)") || !strings.Contains(svg, "2000 GB/s") || !strings.HasPrefix(svg, "<svg") {
-		t.Errorf("bars:\n%s", svg)
+	count, texts := svgElements(t, one.String())
+	for _, want := range []string{"x2.00", "2000 GB/s", "GB/s (", "-op min", "card", "variant, in the table's order"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("bars: no %q in the texts:\n%s", want, texts)
+		}
+	}
+	if count["rect"] != 1+3 || count["svg"] != 1 { // the background and a bar a variant that ran
+		t.Errorf("bars: %v", count)
 	}
 	var sweep strings.Builder
 	if err := WriteSVG(&sweep, []*Report{mk(1<<10, 1e-3, 2e-3), mk(1<<20, 1, 2), mk(1<<24, 16, 30)}, 8<<20); err != nil {
 		t.Fatal(err)
 	}
-	svg = sweep.String()
-	if strings.Count(svg, "<polyline") != 2 || !strings.Contains(svg, "inputs past L2 (8 MiB)") || !strings.Contains(svg, "log scale") {
-		t.Errorf("sweep:\n%s", svg)
+	count, texts = svgElements(t, sweep.String())
+	if count["polyline"] != 2 || count["circle"] != 6 {
+		t.Errorf("sweep: %v", count)
+	}
+	for _, want := range []string{"inputs past L2 (8 MiB)", "n (elements, log scale)", "2^10", "2^24", "GB/s (", "2000 GB/s", "\na\n", "\nb\n"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("sweep: no %q in the texts:\n%s", want, texts)
+		}
 	}
 	if err := WriteSVG(&sweep, []*Report{{Program: "p", N: 5, CopyGBps: Num(math.NaN())}}, 0); err == nil {
 		t.Error("a report with no rates was drawn")
+	}
+}
+
+// -csv: the header's columns, then one record a (variant, size) with the run's parameters in each.
+func TestCSV(t *testing.T) {
+	var reports []*Report
+	for _, n := range []int64{1000, 2000} {
+		r := &Report{Program: "p", Params: "-op min -type int32", Device: "card", N: n, Seed: 3, Reps: 5, Unit: "elements", CopyGBps: 2000}
+		r.Rows = []Row{{Variant: "a", KernelMs: 1, TotalMs: 2, Bytes: Num(4 * n), Pass: true}, RefusedRow("b", "outside")}
+		r.Derive()
+		reports = append(reports, r)
+	}
+	var b strings.Builder
+	if err := WriteCSV(&b, reports); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil || len(recs) != 1+4 {
+		t.Fatalf("%v, %d records:\n%s", err, len(recs), b.String())
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"program", "params", "device", "n", "copy_gb_per_s", "variant", "kernel_ms", "spread_pct", "gb_per_s", "result", "index", "pass", "refused"} {
+		if _, ok := col[name]; !ok {
+			t.Errorf("no column %q in %v", name, recs[0])
+		}
+	}
+	if r := recs[3]; r[col["n"]] != "2000" || r[col["variant"]] != "a" || r[col["params"]] != "-op min -type int32" ||
+		r[col["copy_gb_per_s"]] != "2000" || r[col["gb_per_s"]] != "8e-03" && r[col["gb_per_s"]] != "0.008" || r[col["pass"]] != "true" {
+		t.Errorf("record %v", r)
+	}
+	if r := recs[4]; r[col["refused"]] != "outside" || r[col["kernel_ms"]] != "" {
+		t.Errorf("a refused row: %v", r)
 	}
 }
