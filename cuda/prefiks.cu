@@ -883,6 +883,91 @@ extern "C" tc_status tc_prefiks_run(const tc_prefiks_plan *p, const void *in, co
     return run_all(*p, L, in, flags, out, s, levels);
 }
 
+// ---- several GPUs: a slice's carry out, and its carry in -------------------------------------
+
+// What a slice passes on (TC_PREFIKS_CARRY_BYTES): its total since its last head, whether it has
+// a head, and where its first head is (n: none).
+template <typename T>
+struct Carry {
+    T total;
+    int32_t headed;
+    int64_t first_head;
+};
+static_assert(sizeof(Carry<float>) == TC_PREFIKS_CARRY_BYTES, "the carry's layout");
+
+// The slice's first head: each block looks for the first in its chunks, the minimum wins; a block
+// whose chunk starts past a head already found stops (segments are short: most stop at once).
+__global__ void first_head(const uint8_t *flags, int64_t n, unsigned long long *first) {
+    const int64_t chunk = int64_t(blockDim.x) * 64;
+    for (int64_t base = int64_t(blockIdx.x) * chunk; base < n; base += int64_t(gridDim.x) * chunk) {
+        if (base >= int64_t(*(volatile unsigned long long *)first)) return;
+        for (int64_t i = base + threadIdx.x; i < base + chunk && i < n; i += blockDim.x)
+            if (flags[i]) atomicMin(first, (unsigned long long)i);
+    }
+}
+
+// One thread: the slice's carry. Its total since its last head: inclusive, the last output;
+// exclusive, the last output combined with the last element (the element alone at a head).
+template <typename T, typename Op, bool Exclusive>
+__global__ void carry_out(const T *in, const uint8_t *flags, const T *out, int64_t n, Carry<T> *carry) {
+    T total = out[n - 1];
+    if (Exclusive) total = flags && flags[n - 1] ? in[n - 1] : Op{}(total, in[n - 1]);
+    const int64_t first = carry->first_head;  // (first_head's result, or n for a plain scan)
+    carry->total = total;
+    carry->headed = first < n;
+}
+
+// The slice's carry-in: the slices before it folded in GPU order (one with a head restarts the
+// fold at its total), combined on the left into every output before the slice's first head.
+template <typename T, typename Op>
+__global__ void carry_in(const Carry<T> *carries, int rank, T *out) {
+    T c = carries[0].total;
+    for (int j = 1; j < rank; ++j) c = carries[j].headed ? carries[j].total : Op{}(c, carries[j].total);
+    const int64_t end = carries[rank].first_head;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end; i += int64_t(gridDim.x) * blockDim.x)
+        out[i] = Op{}(c, out[i]);
+}
+
+extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *in, const uint8_t *flags,
+                                          const void *out, void *carry, cudaStream_t s) {
+    if (!p || !in || !out || !carry || (p->segmented && !flags) || p->launch.n < 1) return TC_BAD_ARGUMENT;
+    const int64_t n = p->launch.n;
+    // first_head's minimum starts at n (a plain scan's slice has no head)
+    auto *first = reinterpret_cast<unsigned long long *>(static_cast<unsigned char *>(carry) + 8);
+    TC_TRY(cudaMemcpyAsync(first, &n, 8, cudaMemcpyHostToDevice, s));
+    if (p->segmented) {
+        first_head<<<264, 256, 0, s>>>(flags, n, first);
+        TC_LAUNCHED();
+    }
+    return dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
+        using T = typename decltype(tag)::type;
+        const uint8_t *f = p->segmented ? flags : nullptr;
+        if (p->exclusive)
+            carry_out<T, decltype(op), true><<<1, 1, 0, s>>>(static_cast<const T *>(in), f, static_cast<const T *>(out), n,
+                                                             static_cast<Carry<T> *>(carry));
+        else
+            carry_out<T, decltype(op), false><<<1, 1, 0, s>>>(static_cast<const T *>(in), f, static_cast<const T *>(out),
+                                                              n, static_cast<Carry<T> *>(carry));
+        TC_LAUNCHED();
+        return TC_OK;
+    });
+}
+
+extern "C" tc_status tc_prefiks_carry_in(const tc_prefiks_plan *p, const void *carries, int count, int rank, void *out,
+                                         cudaStream_t s) {
+    if (!p || !carries || !out || rank < 0 || rank >= count) return TC_BAD_ARGUMENT;
+    if (rank == 0) return TC_OK;  // the first slice's scan is already the whole scan's
+    return dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
+        using T = typename decltype(tag)::type;
+        // a grid-strided pass: 2048 blocks fill any GPU's SMs many times over
+        const int64_t blocks = std::min<int64_t>(tc::ceil_div(p->launch.n, int64_t(256)), 2048);
+        carry_in<T, decltype(op)><<<int(std::max<int64_t>(blocks, 1)), 256, 0, s>>>(
+            static_cast<const Carry<T> *>(carries), rank, static_cast<T *>(out));
+        TC_LAUNCHED();
+        return TC_OK;
+    });
+}
+
 extern "C" double tc_prefiks_tolerance(const tc_prefiks_plan *p, double prefix_abs) {
     if (!p) return NAN;
     if (p->type == TC_SCAN_INT32 || p->op != TC_SCAN_SUM) return 0;

@@ -746,6 +746,25 @@ extern "C" tc_status tc_redukcija_finish(const tc_redukcija_plan *p, const void 
     return TC_OK;
 }
 
+extern "C" tc_status tc_redukcija_combine(const tc_redukcija_plan *p, const void *parts, const int64_t *first,
+                                          int count, void *out) {
+    if (!p || !parts || !out || count < 1 || (is_arg(p->op) && !first)) return TC_BAD_ARGUMENT;
+    const unsigned char *bytes = static_cast<const unsigned char *>(parts);
+    return dispatch<true>(p->type, p->op, [&](auto, auto acc, auto op) -> tc_status {
+        using A = typename decltype(acc)::type;
+        A sum = tc::identity<A, decltype(op)>();
+        for (int i = 0; i < count; ++i) {  // one left fold in GPU order: the same bits every run
+            A part;
+            std::memcpy(&part, bytes + i * TC_REDUKCIJA_OUT_BYTES, sizeof part);
+            if constexpr (sizeof(A) == 16) part.index += first[i];  // KeyValue: the slice's index, made global
+            sum = op(sum, part);
+        }
+        std::memset(out, 0, TC_REDUKCIJA_OUT_BYTES);
+        std::memcpy(out, &sum, sizeof sum);
+        return TC_OK;
+    });
+}
+
 // The bound, for finite inputs: a sum in which no element passes through more than h additions
 // in a format with unit roundoff u has |error| <= gamma(h) * sum |x_i|, gamma(h) = h*u/(1-h*u)
 // (Higham, Accuracy and Stability, 4.2). A square or product in the accumulator's format adds

@@ -85,6 +85,11 @@ tc_status tc_device_describe(tc_device *out) {
     return TC_OK;
 }
 
+tc_status tc_select_device(int d) {
+    TC_TRY(cudaSetDevice(d));
+    return TC_OK;
+}
+
 // The profiles of TECAJ_EMULATE, from the vendors' published figures (CUDA C++ Programming
 // Guide, compute capabilities table; the GPUs' datasheets for SMs and L2). Grid limits are CUDA's.
 namespace {

@@ -16,6 +16,7 @@ import (
 	"tecaj/internal/cli"
 	"tecaj/internal/data"
 	"tecaj/internal/gpu"
+	"tecaj/internal/multi"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
 )
@@ -49,6 +50,7 @@ func command() cli.Command {
 		Default:   "grid",
 		Baseline:  "grid",
 		ErrorKind: "max rel. error",
+		Multi:     true,
 		Params: func() string {
 			p := fmt.Sprintf("-op %s -type %s", opt.op, opt.typ)
 			if opt.exclusive {
@@ -263,4 +265,132 @@ func (s *session) RunHost(string) (report.Row, error) {
 	cli.HostTimes(&row, ms)
 	row.Bytes = report.Num(8 * float64(s.o.N))
 	return row, err
+}
+
+// RunMulti runs best over the GPUs of m: each scans its contiguous slice, passes on its carry (its
+// total since its last head, all-gathered through NCCL), and combines the carries of the slices
+// before it into its outputs up to its first head. The first GPU needs no such pass, so it takes
+// twice the others' share.
+func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
+	best, _ := gpu.Prefiks.Variant("best")
+	weights := make([]float64, m.Ranks)
+	for i := range weights {
+		weights[i] = 1
+	}
+	weights[0] = 2
+	slices := multi.SplitWeighted(s.o.N, weights)
+	type part struct {
+		in, flags, out, carry, carries, scratch *gpu.Buffer
+		plan                                    *gpu.PrefiksPlan
+	}
+	parts := make([]part, len(m.Local))
+	index := func(r *cli.Rank) *part { return &parts[r.Rank-m.Local[0].Rank] }
+	defer m.Do(func(r *cli.Rank) error {
+		p := index(r)
+		for _, b := range []*gpu.Buffer{p.in, p.flags, p.out, p.carry, p.carries, p.scratch} {
+			b.Free()
+		}
+		return nil
+	})
+	request := func(n int64) gpu.ScanRequest {
+		return gpu.ScanRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opIndex, Type: s.opt.typIndex,
+			Exclusive: s.opt.exclusive, Segmented: s.opt.segmented()}
+	}
+	for i, sl := range slices {
+		if sl.Len() == 0 && i < len(slices)-1 {
+			return report.Row{}, fmt.Errorf("-n %d over %d GPUs leaves GPU %d without elements: fewer GPUs", s.o.N, m.Ranks, i)
+		}
+	}
+	err := m.Do(func(r *cli.Rank) (err error) {
+		p, sl := index(r), slices[r.Rank]
+		if p.carry, err = gpu.Alloc(gpu.PrefiksCarryBytes, false); err != nil {
+			return err
+		}
+		if p.carries, err = gpu.Alloc(gpu.PrefiksCarryBytes*int64(m.Ranks), false); err != nil || sl.Len() == 0 {
+			return err
+		}
+		if p.plan, err = r.Dev.PlanPrefiks(request(sl.Len())); err != nil {
+			return err
+		}
+		if p.scratch, err = p.plan.AllocScratch(); err != nil {
+			return err
+		}
+		if p.in, err = gpu.Alloc(4*sl.Len(), false); err != nil {
+			return err
+		}
+		if p.out, err = gpu.Alloc(4*sl.Len(), false); err != nil {
+			return err
+		}
+		if err = p.out.Fill(cli.Poisons[0]); err != nil {
+			return err
+		}
+		if s.headFlags != nil {
+			if p.flags, err = gpu.Alloc(sl.Len(), false); err != nil {
+				return err
+			}
+			if err = p.flags.UploadBytes(s.headFlags[sl.Lo:sl.Hi]); err != nil {
+				return err
+			}
+		}
+		return p.in.UploadWords(s.in[sl.Lo:sl.Hi])
+	})
+	if err != nil {
+		return report.Row{}, err
+	}
+	kernel := func(r *cli.Rank) error {
+		if p := index(r); p.plan != nil {
+			return gpu.RunPrefiks(p.plan, p.in, p.flags, p.out, p.scratch)
+		}
+		return nil
+	}
+	combine := func(r *cli.Rank) error {
+		p := index(r)
+		if p.plan != nil { // (only the last GPU may be empty: no one after it needs its carry)
+			if err := gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.out, p.carry); err != nil {
+				return err
+			}
+		}
+		if err := r.Comm.AllGather(p.carry, p.carries, gpu.PrefiksCarryBytes); err != nil || p.plan == nil {
+			return err
+		}
+		return gpu.PrefiksCarryIn(p.plan, p.carries, m.Ranks, r.Rank, p.out)
+	}
+	// the carry-in combines into the outputs: each timed round scans afresh first (kernel)
+	times, err := m.Time(kernel, combine)
+	if err != nil {
+		return report.Row{}, err
+	}
+	out := s.host.Words()
+	var d2h time.Duration
+	if err = m.Do(func(r *cli.Rank) error {
+		p, sl := index(r), slices[r.Rank]
+		if p.out == nil {
+			return nil
+		}
+		start := time.Now()
+		err := p.out.DownloadWords(out[sl.Lo:sl.Hi])
+		if r == m.Local[0] {
+			d2h = time.Since(start)
+		}
+		return err
+	}); err != nil {
+		return report.Row{}, err
+	}
+	if len(m.Local) < m.Ranks { // -nranks: this process holds its own slice only; rank 0 checks that
+		sl := slices[m.Local[0].Rank]
+		for i := range out {
+			if int64(i) < sl.Lo || int64(i) >= sl.Hi {
+				out[i] = s.ref.Bits[i]
+			}
+		}
+	}
+	deepest, err := m.Local[0].Dev.PlanPrefiks(request(slices[0].Len()))
+	if err != nil {
+		return report.Row{}, err
+	}
+	tolPlan := deepest.WithDepth(deepest.Depth + int64(m.Ranks))
+	var row report.Row
+	row, err = s.checked(row, out, func(a float64) float64 { return gpu.PrefiksTolerance(tolPlan, a) })
+	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N
+	return m.Row(row, times, float64(d2h.Nanoseconds())/1e6), err
 }

@@ -11,6 +11,7 @@ import (
 
 	"tecaj/internal/cli"
 	"tecaj/internal/gpu"
+	"tecaj/internal/multi"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
 )
@@ -30,6 +31,7 @@ func command() cli.Command {
 		Baseline:  "g",
 		ErrorKind: "rel. error",
 		Scalar:    true,
+		Multi:     true,
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: float64 differences, squares and sums (as best), every core (goroutines); no GPU needed"},
 		},
@@ -130,5 +132,103 @@ func (s *session) RunHost(string) (report.Row, error) {
 		Pass: verify.Within(distance, s.distance, tol),
 	}
 	cli.HostTimes(&row, ms)
+	return row, nil
+}
+
+// RunMulti runs best over the GPUs of m: each its contiguous slice's sum of squares (a float64),
+// all-gathered through NCCL and added in GPU order in float64 by every rank: the same bits every
+// run for a given number of GPUs.
+func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
+	best, _ := gpu.Razdalja.Variant("best")
+	slices := multi.Split(s.o.N, m.Ranks)
+	type part struct {
+		a, b, out, gathered, scratch *gpu.Buffer
+		plan                         *gpu.RazdaljaPlan
+		host                         []float32
+	}
+	parts := make([]part, len(m.Local))
+	index := func(r *cli.Rank) *part { return &parts[r.Rank-m.Local[0].Rank] }
+	defer m.Do(func(r *cli.Rank) error {
+		p := index(r)
+		for _, b := range []*gpu.Buffer{p.a, p.b, p.out, p.gathered, p.scratch} {
+			b.Free()
+		}
+		return nil
+	})
+	err := m.Do(func(r *cli.Rank) (err error) {
+		p, sl := index(r), slices[r.Rank]
+		if p.out, err = gpu.Alloc(8, false); err != nil {
+			return err
+		}
+		if err = p.out.Fill(0); err != nil { // an empty slice adds +0
+			return err
+		}
+		if p.gathered, err = gpu.Alloc(8*int64(m.Ranks), false); err != nil || sl.Len() == 0 {
+			return err
+		}
+		if p.plan, err = r.Dev.PlanRazdalja(gpu.Request{Variant: best, N: sl.Len()}); err != nil {
+			return err
+		}
+		if p.plan.Output != gpu.RazdaljaScalar64 {
+			return fmt.Errorf("best writes a float64 sum to combine; its plan says %v", p.plan.Output)
+		}
+		if p.scratch, err = p.plan.AllocScratch(); err != nil {
+			return err
+		}
+		if p.a, err = gpu.Alloc(4*sl.Len(), false); err != nil {
+			return err
+		}
+		if p.b, err = gpu.Alloc(4*sl.Len(), false); err != nil {
+			return err
+		}
+		return cli.FirstError(p.a.Upload(s.in.A.Floats[sl.Lo:sl.Hi]), p.b.Upload(s.in.B.Floats[sl.Lo:sl.Hi]))
+	})
+	if err != nil {
+		return report.Row{}, err
+	}
+	kernel := func(r *cli.Rank) error {
+		if p := index(r); p.plan != nil {
+			return gpu.RunRazdalja(p.plan, p.a, p.b, p.out, p.scratch)
+		}
+		return nil
+	}
+	combine := func(r *cli.Rank) error { p := index(r); return r.Comm.AllGather(p.out, p.gathered, 8) }
+	times, err := m.Time(kernel, combine)
+	if err != nil {
+		return report.Row{}, err
+	}
+	var d2h time.Duration
+	if err = m.Do(func(r *cli.Rank) error {
+		p := index(r)
+		start := time.Now()
+		p.host = make([]float32, 2*m.Ranks)
+		err := p.gathered.Download(p.host)
+		if r == m.Local[0] {
+			d2h = time.Since(start)
+		}
+		return err
+	}); err != nil {
+		return report.Row{}, err
+	}
+	start := time.Now()
+	sum := 0.0
+	for i := 0; i < m.Ranks; i++ { // one left fold in GPU order
+		sum += math.Float64frombits(uint64(math.Float32bits(parts[0].host[2*i])) | uint64(math.Float32bits(parts[0].host[2*i+1]))<<32)
+	}
+	distance := math.Sqrt(sum)
+	fold := time.Since(start)
+	deepest, err := m.Local[0].Dev.PlanRazdalja(gpu.Request{Variant: best, N: slices[0].Len()})
+	if err != nil {
+		return report.Row{}, err
+	}
+	var row report.Row
+	row.Result = report.Num(distance)
+	row.Error = report.Num(verify.RelativeError(distance, s.distance))
+	// the deepest slice's bound, and the float64 additions of the combine (half of it: the root)
+	row.Tolerance = report.Num(gpu.RazdaljaTolerance(deepest) + float64(m.Ranks)*0x1p-53)
+	row.Pass = verify.Within(distance, s.distance, float64(row.Tolerance))
+	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N
+	row = m.Row(row, times, float64(d2h.Nanoseconds())/1e6)
+	row.HostMs += report.Num(float64(fold.Nanoseconds()) / 1e6)
 	return row, nil
 }

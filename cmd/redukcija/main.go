@@ -6,7 +6,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"tecaj/internal/cli"
 	"tecaj/internal/data"
 	"tecaj/internal/gpu"
+	"tecaj/internal/multi"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
 )
@@ -46,6 +46,7 @@ func command() cli.Command {
 		Baseline:  "r0",
 		ErrorKind: "rel. error",
 		Scalar:    true,
+		Multi:     true,
 		Params:    func() string { return fmt.Sprintf("-op %s -type %s", opt.op, opt.typ) },
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
@@ -146,18 +147,19 @@ func readVector(path string) ([]float64, string, error) {
 
 // raw is the values in the element type's bytes, as the device reads them.
 func raw(values []float64, typ string) []byte {
-	var buf bytes.Buffer
-	for _, x := range values {
+	size := map[string]int{"float32": 4, "float64": 8, "int32": 4}[typ]
+	buf := make([]byte, size*len(values))
+	for i, x := range values {
 		switch typ {
 		case "float32":
-			binary.Write(&buf, binary.LittleEndian, float32(x))
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(x)))
 		case "float64":
-			binary.Write(&buf, binary.LittleEndian, x)
+			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
 		default:
-			binary.Write(&buf, binary.LittleEndian, int32(x))
+			binary.LittleEndian.PutUint32(buf[4*i:], uint32(int32(x)))
 		}
 	}
-	return buf.Bytes()
+	return buf
 }
 
 type session struct {
@@ -273,4 +275,129 @@ func (s *session) RunHost(string) (report.Row, error) {
 	}
 	row.Bytes = report.Num(size * float64(s.o.N))
 	return row, nil
+}
+
+// RunMulti runs best over the GPUs of m: each its contiguous slice, its result all-gathered
+// through NCCL, and every rank folding the results in GPU order (gpu.CombineRedukcija): the same
+// bits every run for a given number of GPUs; integers, min, max and arg results as one GPU's.
+func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
+	best, _ := gpu.Redukcija.Variant("best")
+	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: s.o.N},
+		Op: s.opt.opIndex, Type: s.opt.typIndex})
+	if err != nil {
+		return report.Row{}, err
+	}
+	slices := multi.Split(s.o.N, m.Ranks)
+	type part struct {
+		a, b, out, gathered, scratch *gpu.Buffer
+		plan                         *gpu.RedukcijaPlan
+		host                         []byte
+	}
+	parts := make([]part, len(m.Local))
+	defer m.Do(func(r *cli.Rank) error {
+		p := &parts[r.Rank-m.Local[0].Rank]
+		for _, b := range []*gpu.Buffer{p.a, p.b, p.out, p.gathered, p.scratch} {
+			b.Free()
+		}
+		return nil
+	})
+	err = m.Do(func(r *cli.Rank) (err error) {
+		p, sl := &parts[r.Rank-m.Local[0].Rank], slices[r.Rank]
+		if p.out, err = gpu.Alloc(gpu.ReductionOutBytes, false); err != nil {
+			return err
+		}
+		if err = p.out.Fill(cli.Poisons[0]); err != nil {
+			return err
+		}
+		if p.gathered, err = gpu.Alloc(int64(m.Ranks)*gpu.ReductionOutBytes, false); err != nil {
+			return err
+		}
+		if sl.Len() == 0 { // nothing to reduce: its result is left out of the combine
+			return nil
+		}
+		req := gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opIndex, Type: s.opt.typIndex}
+		if p.plan, err = r.Dev.PlanRedukcija(req); err != nil {
+			return err
+		}
+		if p.scratch, err = p.plan.AllocScratch(); err != nil {
+			return err
+		}
+		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typ)
+		if p.a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+			return err
+		}
+		p.b = p.a
+		if s.opt.op == "dot" {
+			if p.b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+				return err
+			}
+			if err = p.b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typ)); err != nil {
+				return err
+			}
+		}
+		return p.a.UploadBytes(ra)
+	})
+	if err != nil {
+		return report.Row{}, err
+	}
+	kernel := func(r *cli.Rank) error {
+		p := &parts[r.Rank-m.Local[0].Rank]
+		if p.plan == nil {
+			return nil
+		}
+		return gpu.RunRedukcija(p.plan, p.a, p.b, p.out, p.scratch)
+	}
+	combine := func(r *cli.Rank) error {
+		p := &parts[r.Rank-m.Local[0].Rank]
+		return r.Comm.AllGather(p.out, p.gathered, gpu.ReductionOutBytes)
+	}
+	times, err := m.Time(kernel, combine)
+	if err != nil {
+		return report.Row{}, err
+	}
+	// every rank copies the results back and folds them; rank 0's (the first local one's) is checked
+	var d2h time.Duration
+	err = m.Do(func(r *cli.Rank) error {
+		p := &parts[r.Rank-m.Local[0].Rank]
+		start := time.Now()
+		p.host = make([]byte, m.Ranks*gpu.ReductionOutBytes)
+		err := p.gathered.DownloadBytes(p.host)
+		if r == m.Local[0] {
+			d2h = time.Since(start)
+		}
+		return err
+	})
+	if err != nil {
+		return report.Row{}, err
+	}
+	var results []byte
+	var first []int64
+	for i, sl := range slices {
+		if sl.Len() > 0 {
+			results = append(results, parts[0].host[i*gpu.ReductionOutBytes:(i+1)*gpu.ReductionOutBytes]...)
+			first = append(first, sl.Lo)
+		}
+	}
+	// the bound's depth: the first slice's (the longest), planned for this GPU, and the combine's
+	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
+		Op: s.opt.opIndex, Type: s.opt.typIndex})
+	if err != nil {
+		return report.Row{}, err
+	}
+	combined, err := gpu.CombineRedukcija(whole, results, first)
+	if err != nil {
+		return report.Row{}, err
+	}
+	res := gpu.FinishRedukcija(whole, combined)
+	tol := gpu.RedukcijaTolerance(whole.WithDepth(deepest.Depth+int64(m.Ranks)), s.ref.SumAbs)
+	row := s.checked(report.Row{}, res.Value, res.Exact, res.Index, tol)
+	row.Bytes, row.Items = report.Num(whole.BytesMoved), s.o.N
+	return m.Row(row, times, float64(d2h.Nanoseconds())/1e6), nil
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }

@@ -111,6 +111,10 @@ typedef struct {
  * unknown NAME gives TC_BAD_ARGUMENT. */
 tc_status tc_device_describe(tc_device *out);
 
+/* Makes CUDA device d current on the calling thread for the library's launches (several GPUs:
+ * one thread a device). */
+tc_status tc_select_device(int d);
+
 /* A smaller GPU's limits from its vendor's published figures, by name: "t4" (sm_75), "rtx3060"
  * (sm_86), "rtx4090" (sm_89), "a100" (sm_80). i-th name by tc_device_profile_name (NULL past
  * the last). Needs no GPU. */

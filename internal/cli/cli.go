@@ -41,6 +41,9 @@ type Options struct {
 	Info       bool
 	JSON       bool
 	Benchmarks bool
+	// -gpus N, or -rank R -nranks P -coordinator HOST:PORT: best over several GPUs (Command.Multi)
+	GPUs, Rank, NRanks int
+	Coordinator        string
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -68,6 +71,7 @@ type Command struct {
 	Baseline  string // the variant speed-ups are against
 	ErrorKind string // the error column's heading
 	Scalar    bool   // the answer is a number (a distance, a sum): the table shows it
+	Multi     bool   // best also runs over several GPUs (-gpus, -nranks): the session is a MultiSession
 	// Params names the run's parameters as flags (-op min -type int32), after Check; nil: none
 	Params       func() string
 	HostVariants []HostVariant
@@ -147,6 +151,12 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	}
 	var err2 error
 	switch {
+	case o.NRanks > 0 && o.Rank > 0: // rank 0 reports; the others say only how their part went
+		for _, r := range reports {
+			for _, row := range r.Rows {
+				fmt.Fprintf(stdout, "%s rank %d of %d: %s %s\n", c.name(), o.Rank, o.NRanks, row.Variant, map[bool]string{true: "PASS", false: "FAIL"}[row.Pass])
+			}
+		}
 	case o.JSON && len(reports) == 1:
 		err2 = reports[0].WriteJSON(stdout)
 	case o.JSON:
@@ -277,9 +287,21 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 			return nil, ExitFailed
 		}
 	}
+	if o.multi() { // NCCL and the GPUs first, before any row runs
+		if err := preflightMulti(o); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+			if gpu.NoGPU(err) {
+				return nil, ExitNoGPU
+			}
+			return nil, ExitUsage
+		}
+	}
 	r, err := c.measure(o, dev, chosen, plans, refused, hosts, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+		if _, ok := err.(usageError); ok {
+			return nil, ExitUsage
+		}
 		return nil, ExitFailed
 	}
 	return r, ExitOK
@@ -348,6 +370,11 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 			r.Rows = append(r.Rows, row)
 		}
 	}
+	if o.multi() {
+		if err := c.measureMulti(o, s, r, stderr); err != nil {
+			return nil, err
+		}
+	}
 	for _, h := range hosts {
 		stop := showProgress(stderr, c.name()+": running "+h.Name)
 		row, err := s.RunHost(h.Name)
@@ -382,6 +409,9 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.Benchmarks, "benchmarks", false, "print the argument lines of this program's benchmark tables and exit")
+	if c.Multi {
+		o.multiFlags(fs)
+	}
 	if c.Flags != nil {
 		c.Flags(fs)
 	}
@@ -431,8 +461,8 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	return o, err
 }
 
-// hostCommandLine is the user's own command line with -variant set to host: the program as it
-// was started (under `go run`, as `go run ./cmd/NAME`), every other argument as given.
+// hostCommandLine is the user's own command line with -variant set to host (and no -gpus or
+// -nranks, which need GPUs): the program as it was started (under `go run`, as `go run ./cmd/NAME`), every other argument as given.
 func hostCommandLine(argv []string, name, host string) string {
 	prog := name
 	if len(argv) > 0 {
@@ -444,10 +474,11 @@ func hostCommandLine(argv []string, name, host string) string {
 	out := []string{prog}
 	for i := 1; i < len(argv); i++ {
 		a := strings.TrimLeft(argv[i], "-")
+		dropped := map[string]bool{"variant": true, "gpus": true, "rank": true, "nranks": true, "coordinator": true}
 		switch {
-		case a == "variant" && strings.HasPrefix(argv[i], "-") && i+1 < len(argv):
+		case dropped[a] && strings.HasPrefix(argv[i], "-") && i+1 < len(argv):
 			i++ // its value goes
-		case strings.HasPrefix(a, "variant=") && strings.HasPrefix(argv[i], "-"):
+		case strings.HasPrefix(argv[i], "-") && dropped[strings.SplitN(a, "=", 2)[0]]:
 		default:
 			out = append(out, argv[i])
 		}
@@ -491,7 +522,7 @@ func (c Command) validate(o *Options) error {
 			return usagef("-variant %q is unknown; choose one of %s (or several, comma-separated), all", want, strings.Join(names, ", "))
 		}
 	}
-	return nil
+	return c.checkMulti(o)
 }
 
 func (c Command) list(w io.Writer, device []gpu.Variant) {
@@ -614,6 +645,9 @@ func hostAvailable() float64 {
 func (o Options) listed() []string {
 	if o.Variant == "all" {
 		return nil
+	}
+	if o.Variant == "" { // (-nranks: the ranks past 0 run no row of one GPU)
+		return []string{}
 	}
 	return strings.Split(o.Variant, ",")
 }

@@ -85,6 +85,7 @@ func cuda(op string, e C.cudaError_t) error { return check(op, C.tc_status(e)) }
 // Device describes the GPU the commands run on (device 0). Under TECAJ_EMULATE=PROFILE its figures
 // (and so every plan) are the profile's, and Name says so; the kernels run on the GPU that is there.
 type Device struct {
+	Index           int // its CUDA device number
 	Name            string
 	Multiprocessors int
 	Profile         string // the emulated profile, "" for the device itself
@@ -123,20 +124,45 @@ func (d *Device) summary() string {
 }
 
 // Open selects device 0 and reads its figures. The error satisfies NoGPU where there is none.
-func Open() (*Device, error) {
+func Open() (*Device, error) { return OpenDevice(0) }
+
+// DeviceCount is the number of CUDA devices (an error satisfying NoGPU where there are none).
+func DeviceCount() (int, error) {
 	var count C.int
 	if err := cuda("counting CUDA devices", C.cudaGetDeviceCount(&count)); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if count == 0 {
-		return nil, &Error{Op: "counting CUDA devices", Code: 100, Name: "cudaErrorNoDevice", Text: "no CUDA-capable device is detected"}
+		return 0, &Error{Op: "counting CUDA devices", Code: 100, Name: "cudaErrorNoDevice", Text: "no CUDA-capable device is detected"}
 	}
-	if err := cuda("selecting device 0", C.cudaSetDevice(0)); err != nil {
+	return int(count), nil
+}
+
+// SelectDevice makes device d current on the calling OS thread, for this package's calls and the
+// library's launches (lock the goroutine to its thread first: runtime.LockOSThread).
+func SelectDevice(d int) error {
+	op := fmt.Sprintf("selecting device %d", d)
+	if err := cuda(op, C.cudaSetDevice(C.int(d))); err != nil {
+		return err
+	}
+	return check(op, C.tc_select_device(C.int(d)))
+}
+
+// OpenDevice selects device index on the calling thread and reads its figures.
+func OpenDevice(index int) (*Device, error) {
+	count, err := DeviceCount()
+	if err != nil {
 		return nil, err
 	}
-	d := &Device{}
+	if index >= count {
+		return nil, fmt.Errorf("device %d: this machine has %d", index, count)
+	}
+	if err := SelectDevice(index); err != nil {
+		return nil, err
+	}
+	d := &Device{Index: index}
 	var props C.struct_cudaDeviceProp
-	if err := cuda("reading device properties", C.cudaGetDeviceProperties(&props, 0)); err != nil {
+	if err := cuda("reading device properties", C.cudaGetDeviceProperties(&props, C.int(index))); err != nil {
 		return nil, err
 	}
 	d.Name = C.GoString(&props.name[0])

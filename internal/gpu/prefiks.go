@@ -57,3 +57,27 @@ func RunPrefiks(pl *PrefiksPlan, in, flags, out, scratch *Buffer) error {
 func PrefiksTolerance(pl *PrefiksPlan, prefixAbs float64) float64 {
 	return float64(C.tc_prefiks_tolerance(&pl.c, C.double(prefixAbs)))
 }
+
+// PrefiksCarryBytes is what one GPU's slice passes on to the slices after it.
+const PrefiksCarryBytes = C.TC_PREFIKS_CARRY_BYTES
+
+// PrefiksCarryOut writes the slice's carry (PrefiksCarryBytes) from its input, flags (nil for a
+// plain scan) and scanned output.
+func PrefiksCarryOut(pl *PrefiksPlan, in, flags, out, carry *Buffer) error {
+	return check("a slice's carry", C.tc_prefiks_carry_out(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()), out.pointer(),
+		carry.pointer(), nil))
+}
+
+// PrefiksCarryIn combines the carries of the slices before rank (all count of them gathered in
+// carries, in GPU order) into the slice's output up to its first head.
+func PrefiksCarryIn(pl *PrefiksPlan, carries *Buffer, count, rank int, out *Buffer) error {
+	return check("a slice's carry-in", C.tc_prefiks_carry_in(&pl.c, carries.pointer(), C.int(count), C.int(rank), out.pointer(), nil))
+}
+
+// WithDepth is the plan with another depth (several GPUs: the deepest slice's, plus the carries'
+// operations), for PrefiksTolerance.
+func (pl *PrefiksPlan) WithDepth(depth int64) *PrefiksPlan {
+	c := *pl
+	c.Depth, c.c.depth = depth, C.int64_t(depth)
+	return &c
+}

@@ -52,6 +52,16 @@ type Variant struct {
 	CounterExample bool     // the lecture's counter-example: expected to be wrong
 }
 
+// Variant is the variant of that name (ok false: none).
+func (p *Program) Variant(name string) (v Variant, ok bool) {
+	for _, v := range p.Variants() {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
 // Variants lists the program's device variants in lecture order.
 func (p *Program) Variants() []Variant {
 	n := int(C.tc_variant_count(p.c))

@@ -89,3 +89,24 @@ func FinishRedukcija(pl *RedukcijaPlan, host []byte) ReductionResult {
 func RedukcijaTolerance(pl *RedukcijaPlan, sumAbs float64) float64 {
 	return float64(C.tc_redukcija_tolerance(&pl.c, C.double(sumAbs)))
 }
+
+// CombineRedukcija folds several GPUs' results (ReductionOutBytes each, copied back, in GPU order)
+// with the plan's operator in its accumulator's format, left to right; first[i] is GPU i's first
+// element (added to an arg index). The result decodes with FinishRedukcija and a plan of the whole n.
+func CombineRedukcija(pl *RedukcijaPlan, parts []byte, first []int64) ([]byte, error) {
+	count := len(parts) / ReductionOutBytes
+	if count < 1 || len(first) < count {
+		return nil, fmt.Errorf("combining %d results with %d offsets", count, len(first))
+	}
+	out := make([]byte, ReductionOutBytes)
+	return out, check("combining the GPUs' results", C.tc_redukcija_combine(&pl.c, unsafe.Pointer(&parts[0]),
+		(*C.int64_t)(unsafe.Pointer(&first[0])), C.int(count), unsafe.Pointer(&out[0])))
+}
+
+// WithDepth is the plan with another accumulation depth (several GPUs: the deepest slice's, plus
+// the combine's additions), for RedukcijaTolerance.
+func (pl *RedukcijaPlan) WithDepth(depth int64) *RedukcijaPlan {
+	c := *pl
+	c.Depth, c.c.depth = depth, C.int64_t(depth)
+	return &c
+}

@@ -58,3 +58,41 @@ func Offsets[T any](totals []T, headed []bool, identity T, op func(a, b T) T) []
 	}
 	return out
 }
+
+// SplitWeighted cuts n items into len(weights) contiguous slices in order, slice i about
+// weights[i]/sum(weights) of them (a scan's first GPU, which needs no carry-in pass, takes more).
+// The lengths are rounded down, the remainder going one item each to the first slices.
+func SplitWeighted(n int64, weights []float64) []Slice {
+	var total float64
+	for _, w := range weights {
+		if w < 0 {
+			return nil
+		}
+		total += w
+	}
+	if len(weights) == 0 || n < 0 || total <= 0 {
+		return nil
+	}
+	lens := make([]int64, len(weights))
+	var used int64
+	for i, w := range weights {
+		lens[i] = int64(float64(n) * w / total)
+		if lens[i] > n-used {
+			lens[i] = n - used
+		}
+		used += lens[i]
+	}
+	for i := 0; used < n; i = (i + 1) % len(lens) {
+		if weights[i] > 0 {
+			lens[i]++
+			used++
+		}
+	}
+	out := make([]Slice, len(lens))
+	lo := int64(0)
+	for i, l := range lens {
+		out[i] = Slice{lo, lo + l}
+		lo += l
+	}
+	return out
+}

@@ -1,9 +1,13 @@
 package multi
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
+	"net"
+	"sync"
 	"testing"
+	"time"
 )
 
 // Every GPU count from 1 to 8 and sizes not divisible by it, down to slices of length 0 and 1:
@@ -105,5 +109,75 @@ func TestOffsetsGiveTheOneGPUScan(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Weighted slices cover 0..n in order, each within one item of its share; zero weights get none.
+func TestSplitWeighted(t *testing.T) {
+	for _, w := range [][]float64{{1}, {2, 1}, {2, 1, 1, 1}, {1, 0, 3}, {0, 1}} {
+		var total float64
+		for _, x := range w {
+			total += x
+		}
+		for _, n := range []int64{0, 1, 2, 5, 1000003, 1<<31 + 5} {
+			s := SplitWeighted(n, w)
+			if len(s) != len(w) || s[0].Lo != 0 || s[len(s)-1].Hi != n {
+				t.Fatalf("%v n=%d: %v", w, n, s)
+			}
+			for i := range s {
+				share := float64(n) * w[i] / total
+				if (i > 0 && s[i].Lo != s[i-1].Hi) || math.Abs(float64(s[i].Len())-share) > float64(len(w)) || (w[i] == 0 && s[i].Len() != 0) {
+					t.Fatalf("%v n=%d: slice %d = %v, share %.1f", w, n, i, s[i], share)
+				}
+			}
+		}
+	}
+	if SplitWeighted(5, nil) != nil || SplitWeighted(5, []float64{0}) != nil || SplitWeighted(5, []float64{1, -1}) != nil {
+		t.Error("no weight, or a negative one, split")
+	}
+}
+
+// The id reaches every rank, from rank 0 over TCP, whichever order they come in; a wrong rank
+// number or no rank 0 is an error within the wait.
+func TestBootstrap(t *testing.T) {
+	const size = 128
+	id := make([]byte, size)
+	rand.New(rand.NewSource(1)).Read(id)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no TCP here:", err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	const nranks = 4
+	got := make([][]byte, nranks)
+	errs := make([]error, nranks)
+	var wg sync.WaitGroup
+	for r := nranks - 1; r >= 0; r-- { // the others first: they wait for rank 0
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			var mine []byte
+			if r == 0 {
+				time.Sleep(200 * time.Millisecond)
+				mine = id
+			}
+			got[r], errs[r] = Bootstrap(addr, r, nranks, mine, size, 10*time.Second)
+		}(r)
+	}
+	wg.Wait()
+	for r := range got {
+		if errs[r] != nil || !bytes.Equal(got[r], id) {
+			t.Errorf("rank %d: %v, %d bytes", r, errs[r], len(got[r]))
+		}
+	}
+	if _, err := Bootstrap(addr, 1, 2, nil, size, 300*time.Millisecond); err == nil {
+		t.Error("rank 1 got an id with no rank 0")
+	}
+	if _, err := Bootstrap(addr, 2, 2, nil, size, time.Second); err == nil {
+		t.Error("rank 2 of 2 was taken")
+	}
+	if got, err := Bootstrap(addr, 0, 1, id, size, time.Second); err != nil || !bytes.Equal(got, id) {
+		t.Errorf("one rank: %v", err)
 	}
 }

@@ -44,6 +44,20 @@ tc_status tc_prefiks_run(const tc_prefiks_plan *plan, const void *in, const uint
  * that out[i] combines: gamma(depth) * prefix_abs (Higham); 0 where the result must be exact. */
 double tc_prefiks_tolerance(const tc_prefiks_plan *plan, double prefix_abs);
 
+/* Several GPUs, each scanning one contiguous slice with plan (its n the slice's): what a slice
+ * passes on, 16 bytes: its total since its last head (the 4-byte value, then padding) and the
+ * offset of its first head (n where it has none). */
+#define TC_PREFIKS_CARRY_BYTES 16
+/* Writes the slice's carry (TC_PREFIKS_CARRY_BYTES of device memory) from its input, flags and
+ * scanned output. */
+tc_status tc_prefiks_carry_out(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, const void *out,
+                               void *carry, cudaStream_t stream);
+/* Given every slice's carry in GPU order (count of them, on this device), folds those before
+ * slice rank into its carry-in and combines it, op(carry, out[i]), into out[i] for every i before
+ * the slice's first head: the slice's part of the whole scan. */
+tc_status tc_prefiks_carry_in(const tc_prefiks_plan *plan, const void *carries, int count, int rank, void *out,
+                              cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,13 @@ tc_status tc_redukcija_finish(const tc_redukcija_plan *plan, const void *out_on_
  * (Higham's gamma); 0 where the result must be exact (min, max, arg*, int32). */
 double tc_redukcija_tolerance(const tc_redukcija_plan *plan, double sum_abs);
 
+/* Several GPUs: folds count results (TC_REDUKCIJA_OUT_BYTES each, copied back from each GPU's out,
+ * in GPU order) left to right with the plan's operator in its accumulator's format, into out (the
+ * same layout, for tc_redukcija_finish with a plan of the whole n). first[i] is the index of GPU
+ * i's first element: it is added to argmin/argmax's index. */
+tc_status tc_redukcija_combine(const tc_redukcija_plan *plan, const void *parts, const int64_t *first, int count,
+                               void *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"tecaj/internal/gpu"
+	"tecaj/internal/multi"
+	"tecaj/internal/report"
+)
+
+// MultiSession is a Session that also runs best over several GPUs (razdalja, redukcija, prefiks).
+type MultiSession interface {
+	// RunMulti runs, verifies and times best over m's GPUs: each rank its slice, the partials
+	// all-gathered through NCCL and combined in GPU order (m.Time, m.Row).
+	RunMulti(m *Multi) (report.Row, error)
+}
+
+// Rank is one GPU of a run over several: its device, communicator and timer, and the locked OS
+// thread every call for it runs on (its device current there).
+type Rank struct {
+	Rank  int
+	Dev   *gpu.Device
+	Comm  *gpu.Comm
+	Timer *gpu.Timer
+	work  chan func()
+}
+
+// Multi is a run over several GPUs: every rank's count, and this process's ranks (all of them
+// with -gpus; one with -nranks).
+type Multi struct {
+	Ranks int
+	Local []*Rank
+	Reps  int
+	Link  string // how the GPUs are linked (nvidia-smi topo -m), for the report
+}
+
+// multiFlags adds -gpus, -rank, -nranks and -coordinator.
+func (o *Options) multiFlags(fs *flag.FlagSet) {
+	fs.IntVar(&o.GPUs, "gpus", 0, "also run best over this many GPUs of this machine (1 to 8; NCCL, loaded at run time): the\n"+
+		"input cut into one contiguous slice a GPU, the partials all-gathered and combined in GPU order")
+	fs.IntVar(&o.Rank, "rank", 0, "with -nranks: this process's rank, 0 to nranks-1 (rank 0 reports; it uses GPU rank % GPUs here)")
+	fs.IntVar(&o.NRanks, "nranks", 0, "run best over this many processes, one GPU each, on one host or many (-rank, -coordinator)")
+	fs.StringVar(&o.Coordinator, "coordinator", "", "with -nranks: HOST:PORT where rank 0 listens and hands every rank NCCL's id")
+}
+
+// checkMulti checks the multi-GPU flags after parsing.
+func (c Command) checkMulti(o *Options) error {
+	if !c.Multi {
+		return nil
+	}
+	switch {
+	case o.GPUs < 0 || o.GPUs > 8:
+		return usagef("-gpus %d: from 1 to 8", o.GPUs)
+	case o.GPUs > 0 && o.NRanks > 0:
+		return usagef("-gpus and -nranks: one or the other")
+	case o.NRanks < 0 || o.NRanks > 0 && (o.Rank < 0 || o.Rank >= o.NRanks):
+		return usagef("-rank %d -nranks %d: the rank from 0 to nranks-1", o.Rank, o.NRanks)
+	case o.NRanks > 0 && o.Coordinator == "":
+		return usagef("-nranks needs -coordinator HOST:PORT (where rank 0 listens)")
+	case (o.Set["rank"] || o.Set["coordinator"]) && o.NRanks == 0:
+		return usagef("-rank and -coordinator go with -nranks")
+	case o.multi() && len(o.Sizes) > 1:
+		return usagef("-gpus and -nranks take one size (-n)")
+	}
+	if o.multi() && !o.Set["variant"] {
+		o.Variant = "best,cub" // the row over several GPUs beside one GPU's best and library
+	}
+	if o.NRanks > 0 && o.Rank > 0 {
+		o.Variant = "" // only rank 0 runs one GPU's rows and reports
+	}
+	return nil
+}
+
+func (o Options) multi() bool { return o.GPUs > 0 || o.NRanks > 0 }
+
+// preflightMulti: NCCL loads, and this machine has the GPUs -gpus asks for.
+func preflightMulti(o Options) error {
+	if _, err := gpu.NCCL(); err != nil {
+		return fmt.Errorf("-gpus: %v", err)
+	}
+	count, err := gpu.DeviceCount()
+	if err != nil {
+		return err
+	}
+	if o.GPUs > count {
+		return fmt.Errorf("-gpus %d: this machine has %d GPU(s)", o.GPUs, count)
+	}
+	return nil
+}
+
+// openMulti loads NCCL, starts a locked thread a local GPU and makes the communicators.
+func openMulti(o Options) (*Multi, error) {
+	if _, err := gpu.NCCL(); err != nil {
+		return nil, usagef("-gpus: %v", err)
+	}
+	count, err := gpu.DeviceCount()
+	if err != nil {
+		return nil, err
+	}
+	m := &Multi{Reps: o.Reps, Link: link()}
+	if o.GPUs > 0 {
+		if o.GPUs > count {
+			return nil, usagef("-gpus %d: this machine has %d GPU(s)", o.GPUs, count)
+		}
+		m.Ranks = o.GPUs
+		for r := 0; r < o.GPUs; r++ {
+			m.Local = append(m.Local, &Rank{Rank: r})
+		}
+	} else {
+		m.Ranks = o.NRanks
+		m.Local = []*Rank{{Rank: o.Rank}}
+	}
+	for i, r := range m.Local {
+		r.work = make(chan func())
+		go func(r *Rank) {
+			runtime.LockOSThread() // the device stays current on this thread
+			for f := range r.work {
+				f()
+			}
+		}(r)
+		dev := r.Rank % count
+		if err := m.on(r, func() (err error) {
+			if r.Dev, err = gpu.OpenDevice(dev); err == nil {
+				r.Timer, err = gpu.NewTimer()
+			}
+			return err
+		}); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("GPU %d: %w", i, err)
+		}
+	}
+	if o.GPUs > 0 {
+		var comms []*gpu.Comm
+		if err := m.on(m.Local[0], func() (err error) { comms, err = gpu.InitAll(o.GPUs); return err }); err != nil {
+			m.Close()
+			return nil, err
+		}
+		for i, r := range m.Local {
+			r.Comm = comms[i]
+		}
+		return m, nil
+	}
+	var id []byte
+	if o.Rank == 0 {
+		if id, err = gpu.UniqueID(); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	if id, err = multi.Bootstrap(o.Coordinator, o.Rank, o.NRanks, id, gpu.UniqueIDBytes, 5*time.Minute); err != nil {
+		m.Close()
+		return nil, usagef("%v", err)
+	}
+	r := m.Local[0]
+	if err := m.on(r, func() (err error) { r.Comm, err = gpu.InitRank(id, o.Rank, o.NRanks); return err }); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// on runs f on r's thread and waits for it.
+func (m *Multi) on(r *Rank, f func() error) error {
+	done := make(chan error)
+	r.work <- func() { done <- f() }
+	return <-done
+}
+
+// Do runs f for every local rank at once, each on its own thread; the first error.
+func (m *Multi) Do(f func(r *Rank) error) error {
+	errs := make([]error, len(m.Local))
+	var wg sync.WaitGroup
+	for i, r := range m.Local {
+		wg.Add(1)
+		go func(i int, r *Rank) {
+			defer wg.Done()
+			errs[i] = m.on(r, func() error { return f(r) })
+		}(i, r)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("GPU %d: %w", m.Local[i].Rank, err)
+		}
+	}
+	return nil
+}
+
+// Close frees the communicators and timers and ends the threads.
+func (m *Multi) Close() {
+	for _, r := range m.Local {
+		if r.work == nil {
+			continue
+		}
+		m.on(r, func() error {
+			r.Comm.Destroy()
+			r.Timer.Free()
+			return nil
+		})
+		close(r.work)
+	}
+}
+
+// Times are one rank's timed runs: its kernels, then the combine (the all-gather and what follows).
+type Times struct{ Kernel, Combine []float64 }
+
+// Time runs kernel and combine on every rank, one warm-up and m.Reps timed rounds, each timed
+// between events on its own device; every round waits on every rank (the all-gather).
+func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
+	times := make([]Times, len(m.Local))
+	err := m.Do(func(r *Rank) error {
+		t := &times[indexOf(m.Local, r)]
+		for rep := 0; rep <= m.Reps; rep++ {
+			k, err := r.Timer.Milliseconds(func() error { return kernel(r) })
+			if err != nil {
+				return err
+			}
+			c, err := r.Timer.Milliseconds(func() error { return combine(r) })
+			if err != nil {
+				return err
+			}
+			if rep > 0 {
+				t.Kernel, t.Combine = append(t.Kernel, k), append(t.Combine, c)
+			}
+		}
+		return nil
+	})
+	return times, err
+}
+
+func indexOf(rs []*Rank, r *Rank) int {
+	for i := range rs {
+		if rs[i] == r {
+			return i
+		}
+	}
+	return -1
+}
+
+// Row fills a row's times from every local rank's: kernel, the slowest GPU's median; host, the
+// combine's median on that round's slowest rank; total, their sum, with the copy back (d2hMs);
+// the note names each GPU's kernel median and the link.
+func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
+	reps := len(times[0].Kernel)
+	kernel, combine, total := make([]float64, reps), make([]float64, reps), make([]float64, reps)
+	for i := 0; i < reps; i++ {
+		for _, t := range times {
+			kernel[i] = math.Max(kernel[i], t.Kernel[i])
+			combine[i] = math.Max(combine[i], t.Combine[i])
+			total[i] = math.Max(total[i], t.Kernel[i]+t.Combine[i])
+		}
+	}
+	var per []string
+	for _, t := range times {
+		per = append(per, fmt.Sprintf("%.1f", report.Median(t.Kernel)*1000))
+	}
+	row.Variant = fmt.Sprintf("best/%dgpu", m.Ranks)
+	row.KernelMs, row.HostMs, row.D2HMs = report.Num(report.Median(kernel)), report.Num(report.Median(combine)), report.Num(d2hMs)
+	row.TotalMs = report.Num(report.Median(total) + d2hMs)
+	row.SpreadPct = report.Num(report.Spread(total))
+	where := "one process"
+	if len(m.Local) < m.Ranks {
+		where = fmt.Sprintf("rank 0's of %d processes", m.Ranks)
+	}
+	row.Note = strings.TrimSpace(fmt.Sprintf("kernel us a GPU (%s): %s; host us: the combine (NCCL all-gather%s) %s",
+		where, strings.Join(per, ", "), m.Link, row.Note))
+	return row
+}
+
+// link says how GPU 0 reaches GPU 1 (nvidia-smi topo -m's cell: NV18, PIX, SYS ...), or "".
+func link() string {
+	out, err := exec.Command("nvidia-smi", "topo", "-m").Output()
+	if err != nil || !strings.Contains(string(out), "GPU1") {
+		return ""
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "GPU0" {
+			return " over " + f[2] // GPU0's row: X, then its link to GPU1
+		}
+	}
+	return ""
+}
+
+// measureMulti adds the row of best over several GPUs after one GPU's best (or last).
+func (c Command) measureMulti(o Options, s Session, r *report.Report, stderr io.Writer) error {
+	ms, ok := s.(MultiSession)
+	if !ok {
+		return fmt.Errorf("-gpus: %s has no run over several GPUs", c.name())
+	}
+	stop := showProgress(stderr, fmt.Sprintf("%s: starting NCCL on %d GPU(s)", c.name(), max(o.GPUs, o.NRanks)))
+	m, err := openMulti(o)
+	stop()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	stop = showProgress(stderr, c.name()+": running best over several GPUs")
+	row, err := ms.RunMulti(m)
+	stop()
+	if err != nil {
+		return fmt.Errorf("best over %d GPUs: %w", m.Ranks, err)
+	}
+	if m.Link != "" && r.Device != "" {
+		r.Device += "; GPUs linked" + m.Link
+	}
+	at := len(r.Rows)
+	for i, row := range r.Rows {
+		if row.Variant == "best" {
+			at = i + 1
+		}
+	}
+	r.Rows = append(r.Rows[:at], append([]report.Row{row}, r.Rows[at:]...)...)
+	return nil
+}
+
+func max(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
