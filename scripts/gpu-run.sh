@@ -37,6 +37,10 @@ log=${OUT:-/tmp}/gpu-run-$what${LIB:+-$LIB}${TECAJ_EMULATE:+-$TECAJ_EMULATE}.log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
+export NCCL_NVLS_ENABLE=0 # (-gpus: NVLink multicast off, always, on these shared hosts)
+if [[ -z ${TECAJ_NCCL:-} ]]; then # NCCL from the Python wheel where the toolkit has none
+  TECAJ_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null) && export TECAJ_NCCL
+fi
 # LIB=ptx75 (a bundle made with PTX_ARCHS="75"): the library built as compute_75 PTX only, for the
 # commands, the Go tests and the GoogleTest binary; the GPU JIT-compiles it, so older GPUs' paths run
 # TECAJ_EMULATE=t4|rtx3060|rtx4090|a100 passes through: every plan is then made for that GPU

@@ -171,10 +171,11 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if err2 == nil && o.CSV != "" {
+	others := o.NRanks > 0 && o.Rank > 0 // (rank 0 writes the files)
+	if err2 == nil && o.CSV != "" && !others {
 		err2 = report.WriteCSVFile(o.CSV, reports)
 	}
-	if err2 == nil && o.Plot != "" {
+	if err2 == nil && o.Plot != "" && !others {
 		err2 = report.WriteSVGFile(o.Plot, reports)
 	}
 	if err2 != nil {

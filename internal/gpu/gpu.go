@@ -356,8 +356,8 @@ func (h *Host) Free() {
 // Timer times device work with a pair of CUDA events on the default stream; gate is the timing
 // gate's two words (tc_stream_gate), host memory mapped for the device.
 type Timer struct {
-	start, stop C.cudaEvent_t
-	gate        *[2]uint32
+	start, mid, stop C.cudaEvent_t
+	gate             *[2]uint32
 }
 
 // NewTimer creates the events and the gate.
@@ -368,6 +368,11 @@ func NewTimer() (*Timer, error) {
 	}
 	if err := cuda("creating an event", C.cudaEventCreate(&t.stop)); err != nil {
 		C.cudaEventDestroy(t.start)
+		return nil, err
+	}
+	if err := cuda("creating an event", C.cudaEventCreate(&t.mid)); err != nil {
+		C.cudaEventDestroy(t.start)
+		C.cudaEventDestroy(t.stop)
 		return nil, err
 	}
 	var p unsafe.Pointer
@@ -385,6 +390,7 @@ func (t *Timer) Free() {
 	if t != nil {
 		C.cudaEventDestroy(t.start)
 		C.cudaEventDestroy(t.stop)
+		C.cudaEventDestroy(t.mid)
 		if t.gate != nil {
 			C.cudaFreeHost(unsafe.Pointer(t.gate))
 			t.gate = nil
@@ -396,6 +402,38 @@ func (t *Timer) Free() {
 // launches are checked and the device synchronised.
 func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 	return t.between(fn, func() {})
+}
+
+// Split queues first's work and then second's with no wait between them (several GPUs: a kernel,
+// then the collective after it) and returns the device time of each, between three events.
+func (t *Timer) Split(first, second func() error) (a, b float64, err error) {
+	if err := cuda("recording an event", C.cudaEventRecord(t.start, nil)); err != nil {
+		return 0, 0, err
+	}
+	if err := first(); err != nil {
+		return 0, 0, err
+	}
+	if err := cuda("recording an event", C.cudaEventRecord(t.mid, nil)); err != nil {
+		return 0, 0, err
+	}
+	if err := second(); err != nil {
+		return 0, 0, err
+	}
+	if err := cuda("recording an event", C.cudaEventRecord(t.stop, nil)); err != nil {
+		return 0, 0, err
+	}
+	if err := cuda("waiting for the timed work", C.cudaEventSynchronize(t.stop)); err != nil {
+		return 0, 0, err
+	}
+	var ms C.float
+	if err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, t.start, t.mid)); err != nil {
+		return 0, 0, err
+	}
+	a = float64(ms)
+	if err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, t.mid, t.stop)); err != nil {
+		return 0, 0, err
+	}
+	return a, float64(ms), nil
 }
 
 // between queues the start event, fn's work and the stop event, calls queued(), then waits for

@@ -69,10 +69,11 @@ var ncclOnce struct {
 // ncclCandidates: TECAJ_NCCL if set; else the dynamic linker's search, the toolkit's lib64 and
 // the nvidia-nccl wheels of the usual Python installs.
 func ncclCandidates() []string {
+	var out []string
 	if p := os.Getenv("TECAJ_NCCL"); p != "" {
-		return []string{p}
+		out = append(out, p)
 	}
-	out := []string{"libnccl.so.2", "libnccl.so", "/usr/local/cuda/lib64/libnccl.so.2"}
+	out = append(out, "libnccl.so.2", "libnccl.so", "/usr/local/cuda/lib64/libnccl.so.2")
 	for _, pattern := range []string{"/usr/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
 		"/usr/local/lib/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2", "/opt/*/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2"} {
 		m, _ := filepath.Glob(pattern)
@@ -84,6 +85,8 @@ func ncclCandidates() []string {
 // NCCL loads the library once; the error says where it was looked for.
 func NCCL() (version string, err error) {
 	ncclOnce.Do(func() {
+		// NVLink SHARP (multicast) stays off: on shared hosts it can take GPUs out of service
+		os.Setenv("NCCL_NVLS_ENABLE", "0")
 		var tried []string
 		for _, path := range ncclCandidates() {
 			cpath := C.CString(path)
@@ -110,7 +113,7 @@ func ncclCheck(op string, r C.ncclResult_t) error {
 
 // Comm is one rank's NCCL communicator.
 type Comm struct {
-	c            C.ncclComm_t
+	c           C.ncclComm_t
 	Rank, Ranks int
 }
 

@@ -130,11 +130,15 @@ func bars(b *strings.Builder, r *Report) error {
 			color = palette[8]
 		}
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x, y(v), slot*0.7, y(0)-y(v), color)
-		// the rate above the bar, the step on a line of its own above it (side by side they overlap
-		// between a dozen bars)
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11">%.0f</text>`+"\n", x+slot*0.35, y(v)-4, v)
+		// the rate and the step inside the bar's top where it is tall enough (above it they
+		// would cross the copy line), else above it
+		cx, top, fill := x+slot*0.35, y(v)+14, "white"
+		if y(0)-y(v) < 36 {
+			top, fill = y(v)-17, "black"
+		}
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="%s">%.0f</text>`+"\n", cx, top, fill, v)
 		if !math.IsNaN(float64(row.Step)) {
-			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#555">x%.2f</text>`+"\n", x+slot*0.35, y(v)-17, float64(row.Step))
+			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="%s">x%.2f</text>`+"\n", cx, top+13, fill, float64(row.Step))
 		}
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x+slot*0.35, plotH-marginB+16, esc(row.Variant))
 	}

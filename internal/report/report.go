@@ -384,3 +384,53 @@ func writeFile(path, flag string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// ReadCSV reads what WriteCSV wrote back into reports, one a (program, params, n) in file order,
+// with each row's figures (for pictures drawn again from kept results: docs/results).
+func ReadCSV(r io.Reader) ([]*Report, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("no rows")
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"program", "device", "unit", "n", "copy_gb_per_s", "variant", "kernel_ms", "gb_per_s", "step"} {
+		if _, ok := col[name]; !ok {
+			return nil, fmt.Errorf("no column %q", name)
+		}
+	}
+	get := func(rec []string, name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	num := func(rec []string, name string) Num {
+		f, err := strconv.ParseFloat(get(rec, name), 64)
+		if err != nil {
+			return Num(math.NaN())
+		}
+		return Num(f)
+	}
+	var out []*Report
+	for _, rec := range recs[1:] {
+		n, err := strconv.ParseInt(get(rec, "n"), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("n %q: %v", get(rec, "n"), err)
+		}
+		if len(out) == 0 || out[len(out)-1].N != n || out[len(out)-1].Program != get(rec, "program") {
+			out = append(out, &Report{Program: get(rec, "program"), Params: get(rec, "params"), Device: get(rec, "device"),
+				Unit: get(rec, "unit"), N: n, CopyGBps: num(rec, "copy_gb_per_s")})
+		}
+		r := out[len(out)-1]
+		r.Rows = append(r.Rows, Row{Variant: get(rec, "variant"), Refused: get(rec, "refused"), KernelMs: num(rec, "kernel_ms"),
+			SpreadPct: num(rec, "spread_pct"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"),
+			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true"})
+	}
+	return out, nil
+}

@@ -1,0 +1,60 @@
+// Command plot draws a picture again from a run's -csv file (kept results: docs/results), as -plot
+// draws it, optionally with some variants only: the pictures in docs/images come from it.
+//
+//	go run ./scripts/plot -o docs/images/redukcija-sweep.svg [-variants best,r6,cub] [-l2 MiB] docs/results/redukcija-sweep.csv
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"tecaj/internal/report"
+)
+
+func main() {
+	out := flag.String("o", "", "the .svg file to write")
+	variants := flag.String("variants", "", "comma-separated variants to draw, in the file's order (default: every one)")
+	l2 := flag.Float64("l2", 0, "the card's L2 in MiB, marked on a sweep where the inputs stop fitting (0: not marked)")
+	flag.Parse()
+	if *out == "" || flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: plot -o FILE.svg [-variants a,b] [-l2 MiB] RESULTS.csv")
+		os.Exit(2)
+	}
+	if err := run(*out, flag.Arg(0), *variants, *l2); err != nil {
+		fmt.Fprintln(os.Stderr, "plot:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out, in, variants string, l2MiB float64) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	reports, err := report.ReadCSV(f)
+	if err != nil {
+		return fmt.Errorf("%s: %v", in, err)
+	}
+	if variants != "" {
+		keep := map[string]bool{}
+		for _, v := range strings.Split(variants, ",") {
+			keep[v] = true
+		}
+		for _, r := range reports {
+			var rows []report.Row
+			for _, row := range r.Rows {
+				if keep[row.Variant] {
+					rows = append(rows, row)
+				}
+			}
+			r.Rows = rows
+		}
+	}
+	for _, r := range reports {
+		r.L2Bytes = l2MiB * (1 << 20)
+	}
+	return report.WriteSVGFile(out, reports)
+}
