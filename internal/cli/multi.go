@@ -216,9 +216,17 @@ type Times struct{ Kernel, Combine []float64 }
 // timed between events on its own device; every round waits on every rank (the all-gather).
 func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
 	times := make([]Times, len(m.Local))
+	// each round starts on every local rank at once (a barrier): a rank whose host comes late would
+	// otherwise count as the combine's wait on the others
+	rounds := make([]sync.WaitGroup, m.Reps+1)
+	for i := range rounds {
+		rounds[i].Add(len(m.Local))
+	}
 	err := m.Do(func(r *Rank) error {
 		t := &times[indexOf(m.Local, r)]
 		for rep := 0; rep <= m.Reps; rep++ {
+			rounds[rep].Done()
+			rounds[rep].Wait()
 			// the collective queued right behind the kernel, as a real pipeline would: the
 			// combine's time holds the wait for the slowest GPU, not the host's between them
 			k, c, err := r.Timer.Split(func() error { return kernel(r) }, func() error { return combine(r) })
