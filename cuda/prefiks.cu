@@ -918,14 +918,14 @@ __global__ void carry_out(const T *in, const uint8_t *flags, const T *out, int64
 }
 
 // The slice's carry-in: the slices before it folded in GPU order (one with a head restarts the
-// fold at its total), combined on the left into every output before the slice's first head.
+// fold at its total), combined on the left into every output before the slice's first head
+// (n < 2^31 * 256: the grid's x limit).
 template <typename T, typename Op>
 __global__ void carry_in(const Carry<T> *carries, int rank, T *out) {
     T c = carries[0].total;
     for (int j = 1; j < rank; ++j) c = carries[j].headed ? carries[j].total : Op{}(c, carries[j].total);
-    const int64_t end = carries[rank].first_head;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end; i += int64_t(gridDim.x) * blockDim.x)
-        out[i] = Op{}(c, out[i]);
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < carries[rank].first_head) out[i] = Op{}(c, out[i]);
 }
 
 extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *in, const uint8_t *flags,
@@ -959,9 +959,10 @@ extern "C" tc_status tc_prefiks_carry_in(const tc_prefiks_plan *p, const void *c
     if (rank == 0) return TC_OK;  // the first slice's scan is already the whole scan's
     return dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
         using T = typename decltype(tag)::type;
-        // a grid-strided pass: 2048 blocks fill any GPU's SMs many times over
-        const int64_t blocks = std::min<int64_t>(tc::ceil_div(p->launch.n, int64_t(256)), 2048);
-        carry_in<T, decltype(op)><<<int(std::max<int64_t>(blocks, 1)), 256, 0, s>>>(
+        // a thread an output: every SM full of loads in flight (a grid-strided pass of 2048 blocks
+        // kept too few of them in flight and ran at half the copy's rate)
+        const int64_t blocks = tc::ceil_div(p->launch.n, int64_t(256));
+        carry_in<T, decltype(op)><<<unsigned(blocks), 256, 0, s>>>(
             static_cast<const Carry<T> *>(carries), rank, static_cast<T *>(out));
         TC_LAUNCHED();
         return TC_OK;
