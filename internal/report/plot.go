@@ -43,8 +43,7 @@ func WriteSVG(w io.Writer, reports []*Report, l2Bytes float64) error {
 	if r0.Params != "" {
 		sub += "; " + r0.Params
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s; the bytes each variant must move over its kernel time</text>`+"\n",
-		marginL, esc(sub))
+	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s</text>`+"\n", marginL, esc(sub))
 	var err error
 	if len(reports) == 1 {
 		err = bars(&b, r0)
@@ -121,14 +120,7 @@ func bars(b *strings.Builder, r *Report) error {
 	for i, row := range rows {
 		x := float64(marginL) + slot*float64(i) + slot*0.15
 		v := float64(row.GBps)
-		color := palette[0]
-		if row.Variant == "best" {
-			color = palette[1]
-		} else if strings.Contains(row.Variant, "cub") || row.Variant == "npp" {
-			color = palette[2]
-		} else if row.Variant == "cpu" {
-			color = palette[8]
-		}
+		color := colorOf(row.Variant, -1)
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x, y(v), slot*0.7, y(0)-y(v), color)
 		// the rate and the step inside the bar's top where it is tall enough (above it they
 		// would cross the copy line), else above it
@@ -201,7 +193,7 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		for _, p := range pts {
 			path = append(path, fmt.Sprintf("%.1f,%.1f", x(p.n), y(p.v)))
 		}
-		color := palette[i%len(palette)]
+		color := colorOf(name, i)
 		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(path, " "), color)
 		for _, p := range pts {
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(p.v), color)
@@ -213,6 +205,23 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		fmt.Fprintf(b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", lx+26, ly, esc(name))
 	}
 	return nil
+}
+
+// colorOf: best red, the libraries green, cpu grey in every picture; the lecture's variants blue
+// in bars (i < 0), or the rest of the palette in turn in a sweep's lines.
+func colorOf(variant string, i int) string {
+	switch {
+	case strings.HasPrefix(variant, "best"):
+		return palette[1]
+	case variant == "cub" || variant == "npp":
+		return palette[2]
+	case variant == "cpu":
+		return palette[8]
+	case i < 0:
+		return palette[0]
+	}
+	others := []string{palette[0], palette[3], palette[4], palette[5], palette[6], palette[7], palette[9]}
+	return others[i%len(others)]
 }
 
 func zeroIfNaN(x float64) float64 {

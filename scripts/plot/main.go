@@ -16,7 +16,7 @@ import (
 func main() {
 	out := flag.String("o", "", "the .svg file to write")
 	variants := flag.String("variants", "", "comma-separated variants to draw, in the file's order (default: every one)")
-	l2 := flag.Float64("l2", 0, "the card's L2 in MiB, marked on a sweep where the inputs stop fitting (0: not marked)")
+	l2 := flag.Float64("l2", 0, "the card's L2 in MiB, marked on a sweep where the inputs stop fitting (0: the file's l2_bytes, if any)")
 	flag.Parse()
 	if *out == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: plot -o FILE.svg [-variants a,b] [-l2 MiB] RESULTS.csv")
@@ -54,7 +54,9 @@ func run(out, in, variants string, l2MiB float64) error {
 		}
 	}
 	for _, r := range reports {
-		r.L2Bytes = l2MiB * (1 << 20)
+		if l2MiB > 0 {
+			r.L2Bytes = l2MiB * (1 << 20)
+		}
 	}
 	return report.WriteSVGFile(out, reports)
 }
