@@ -316,7 +316,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 		values = s.values.Words()
 	}
 	reps := s.o.Reps
-	if reps > 3 { // Go's sort is slow at large n: three runs are enough for a host baseline
+	if reps > 3 || reps == 0 { // Go's sort is slow at large n: three runs are enough for a host baseline
 		reps = 3
 	}
 	ms := cli.TimeHost(reps, func() {

@@ -333,7 +333,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 			return nil, err
 		}
 		defer timer.Free()
-		times, err := gpu.CopyTimes(ceilingBytes, o.Reps, timer)
+		times, err := gpu.CopyTimes(ceilingBytes, rounds(o.Reps), timer)
 		if err != nil {
 			return nil, err
 		}
@@ -389,6 +389,9 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 		}
 		r.Rows = append(r.Rows, row)
 	}
+	if o.Reps == 0 && len(r.Rows) > 0 {
+		r.Note("%s", StopNote())
+	}
 	r.Derive()
 	return r, nil
 }
@@ -405,7 +408,8 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")
 	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the random inputs")
-	fs.IntVar(&o.Reps, "reps", 20, "timed repetitions (the median is reported), after one warm-up")
+	fs.IntVar(&o.Reps, "reps", 0, "timed runs of each row, after one warm-up (the median is reported); 0: until their spread\n"+
+		"is at most 1% (at least 10 runs and 50 ms, at most 1 s or 5000 runs)")
 	fs.BoolVar(&o.List, "list", false, "list the variants with their domains and bytes moved, and exit")
 	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
@@ -501,8 +505,8 @@ func (c Command) validate(o *Options) error {
 		return usagef("-threads must be a multiple of 32 from 32 to 1024 (got %d)", o.Threads)
 	case o.Blocks < 0 || int64(o.Blocks) > 1<<31-1:
 		return usagef("-blocks must be from 0 (computed) to 2147483647 (got %d)", o.Blocks)
-	case o.Reps < 1 || o.Reps > 100000:
-		return usagef("-reps must be from 1 to 100000 (got %d)", o.Reps)
+	case o.Reps < 0 || o.Reps > 100000:
+		return usagef("-reps must be from 1 to 100000, or 0 for the stop rule (got %d)", o.Reps)
 	}
 	if err := c.Check(o); err != nil {
 		return usageError{err.Error()}

@@ -32,7 +32,7 @@ func TestBadUsageExitsTwoNamingTheFlag(t *testing.T) {
 		{[]string{"-threads", "2048"}, "-threads must be a multiple of 32"},
 		{[]string{"-threads", "-32"}, "-threads must be a multiple of 32"},
 		{[]string{"-blocks", "-1"}, "-blocks must be"},
-		{[]string{"-reps", "0"}, "-reps must be"},
+		{[]string{"-reps", "-1"}, "-reps must be"},
 		{[]string{"-variant", "nope"}, `-variant "nope" is unknown`},
 		{[]string{"-variant", "cpu,nope"}, `-variant "nope" is unknown`},
 		{[]string{"-variant", "cpu,"}, `-variant "" is unknown`},

@@ -142,11 +142,11 @@ func TimeHost(reps int, fn func()) []float64 {
 	if time.Since(start) > 500*time.Millisecond && reps > 3 {
 		reps = 3 // a slow host run: three timed runs give its median without holding the table up
 	}
-	times := make([]float64, reps)
-	for i := range times {
+	var times []float64
+	for done := hostStop(reps); !done(times); {
 		start := time.Now()
 		fn()
-		times[i] = float64(time.Since(start).Nanoseconds()) / 1e6
+		times = append(times, float64(time.Since(start).Nanoseconds())/1e6)
 	}
 	return times
 }
@@ -183,9 +183,9 @@ func LaunchOnce(what string, run func() error) error {
 // TimeKernel fills row's kernel time (median of reps timed runs of run) and its total time
 // (kernel + copy back + host work), the columns every device row shares.
 func TimeKernel(row *report.Row, timer *gpu.Timer, reps int, run func() error) error {
-	times, err := timer.Repeat(reps, run)
+	times, err := timer.RepeatUntil(StopRule(reps), run)
 	if errors.Is(err, gpu.ErrWaitsForDevice) { // a library call that synchronises: timed as it is, and said so
-		times, err = timer.RepeatUngated(reps, run)
+		times, err = timer.RepeatUngated(StopRule(reps), run)
 		note := "timed without the timing gate (the call waits for the device inside it): the host's launches are in the time"
 		if row.Note != "" {
 			note = row.Note + "; " + note
@@ -198,6 +198,7 @@ func TimeKernel(row *report.Row, timer *gpu.Timer, reps int, run func() error) e
 	row.KernelMs = report.Num(report.Median(times))
 	row.SpreadPct = report.Num(report.Spread(times))
 	row.TotalMs = row.KernelMs + row.D2HMs + row.HostMs
+	row.Runs = len(times)
 	return nil
 }
 
@@ -207,6 +208,7 @@ func HostTimes(row *report.Row, times []float64) {
 	ms := report.Median(times)
 	row.KernelMs, row.D2HMs, row.HostMs, row.TotalMs = NaNNum, NaNNum, report.Num(ms), report.Num(ms)
 	row.SpreadPct = report.Num(report.Spread(times))
+	row.Runs = len(times)
 }
 
 // Writer is the -o flag: the result of the first variant that passes goes to a file. The path

@@ -105,7 +105,7 @@ func openMulti(o Options) (*Multi, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Multi{Reps: o.Reps, Link: link()}
+	m := &Multi{Reps: rounds(o.Reps), Link: link()}
 	if o.GPUs > 0 {
 		if o.GPUs > count {
 			return nil, usagef("-gpus %d: this machine has %d GPU(s)", o.GPUs, count)

@@ -469,24 +469,29 @@ const (
 )
 
 // Repeat times fn reps times after one warm-up run and returns every time in milliseconds.
+func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
+	return t.RepeatUntil(func(times []float64) bool { return len(times) >= reps }, fn)
+}
+
+// RepeatUntil times fn after one warm-up run until done says the times so far are enough.
 // Each run is queued behind the timing gate (tc_stream_gate), which the host opens only once
 // the run and its stop event are queued: the time is the device's work, never the host's
 // launches, however late they come (a launch takes microseconds, as long as the kernels of a
 // small input). A run the gate stopped waiting for (the host later than 100 ms) is timed again,
 // up to three tries.
-func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
+func (t *Timer) RepeatUntil(done func(times []float64) bool, fn func() error) ([]float64, error) {
 	if _, err := t.Milliseconds(fn); err != nil {
 		return nil, err
 	}
-	times := make([]float64, reps)
-	for i := range times {
+	var times []float64
+	for !done(times) {
 		for try := 1; ; try++ {
 			ms, late, err := t.gated(fn)
 			if err != nil {
 				return nil, err
 			}
 			if !late {
-				times[i] = ms
+				times = append(times, ms)
 				break
 			}
 			if try == gateTries {
@@ -502,16 +507,17 @@ func (t *Timer) Repeat(reps int, fn func() error) ([]float64, error) {
 // (a library call that synchronises): the gate cannot hold such a run, and RepeatUngated times it.
 var ErrWaitsForDevice = errors.New("the run waits for the device inside it")
 
-// RepeatUngated times fn reps times between two events with no gate in front: for a run that
-// waits for the device inside it. Its times include the host's launches between the events.
-func (t *Timer) RepeatUngated(reps int, fn func() error) ([]float64, error) {
-	times := make([]float64, reps)
-	for i := range times {
+// RepeatUngated times fn between two events with no gate in front until done says the times so
+// far are enough: for a run that waits for the device inside it. Its times include the host's
+// launches between the events.
+func (t *Timer) RepeatUngated(done func(times []float64) bool, fn func() error) ([]float64, error) {
+	var times []float64
+	for !done(times) {
 		ms, err := t.Milliseconds(fn)
 		if err != nil {
 			return nil, err
 		}
-		times[i] = ms
+		times = append(times, ms)
 	}
 	return times, nil
 }

@@ -88,6 +88,7 @@ type Row struct {
 	Error     Num    `json:"error"`           // against the float64 reference
 	Tolerance Num    `json:"tolerance"`       // the derived bound Error must stay within
 	Items     int64  `json:"items"`           // items one run processes (elements, keys)
+	Runs      int    `json:"runs"`            // the timed runs the median is of
 	MItemsPS  Num    `json:"mitems_per_s"`    // millions of items a second
 	Pass      bool   `json:"pass"`
 	// the lecture's counter-example: expected to be wrong; a wrong result says WRONG and does not
@@ -226,7 +227,11 @@ func sci(x Num) string {
 
 // WriteTable prints the header lines and the table.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%s  %sn=%d  seed=%d  reps=%d  device: %s\n", r.Program, spaced(r.Params), r.N, r.Seed, r.Reps, r.Device)
+	reps := "auto"
+	if r.Reps > 0 {
+		reps = strconv.Itoa(r.Reps)
+	}
+	fmt.Fprintf(w, "%s  %sn=%d  seed=%d  reps=%s  device: %s\n", r.Program, spaced(r.Params), r.N, r.Seed, reps, r.Device)
 	if !math.IsNaN(float64(r.CopyGBps)) {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
