@@ -1,0 +1,212 @@
+// konvolucija: the variant table, the plans and the runs; included by konvolucija.cu after the
+// lecture's kernels and best's.
+#pragma once
+
+namespace {
+
+// ---- variants, plans, runs -----------------------------------------------------------------
+
+enum { VG, VC, VT, VBEST, VARIANTS };
+
+const tc_kernel kg[] = {tc::kernel("conv_g", conv_g)};
+const tc_kernel kc[] = {tc::kernel("conv_c", conv_c)};
+const tc_kernel kt[] = {tc::kernel("conv_t", conv_t)};
+#define TC_K_BEST(W, H) tc::kernel("conv_best<" #W "x" #H ">", conv_best<W, H, false>), \
+                        tc::kernel("conv_best<" #W "x" #H ",magnitude>", conv_best<W, H, true>)
+const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>), tc::kernel("conv_best<5x5,magnitude>", conv_best<5, 5, true>),
+                           tc::kernel("conv_stream<5x5>", conv_stream<5, false, true>),
+                           tc::kernel("conv_stream<5x5,unaligned>", conv_stream<5, false, false>),
+                           tc::kernel("conv_stream<3x3,magnitude>", conv_stream<3, true, true>),
+                           tc::kernel("conv_stream<3x3,magnitude,unaligned>", conv_stream<3, true, false>),
+                           TC_K_BEST(7, 7), TC_K_BEST(0, 0),
+                           tc::kernel("conv_best1d<3>", conv_best1d<3>), tc::kernel("conv_best1d<5>", conv_best1d<5>),
+                           tc::kernel("conv_best1d<7>", conv_best1d<7>), tc::kernel("conv_best1d<0>", conv_best1d<0>),
+                           tc::kernel("conv_best_u8<3x3>", conv_best_u8<3, false>), tc::kernel("conv_best_u8<3x3,magnitude>", conv_best_u8<3, true>),
+                           tc::kernel("conv_best_u8<5x5>", conv_best_u8<5, false>), tc::kernel("conv_best_u8<5x5,magnitude>", conv_best_u8<5, true>),
+                           tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>),
+                           tc::kernel("conv_box_stream<3x3>", conv_box_stream)};
+
+const tc_variant variants[VARIANTS] = {
+    {"g", "one thread an output; the mask and the input from global memory", "any size, masks up to 31 x 31 (1-D: 63)",
+     "a lower bound: read the input once, write the output once", TC_OWN_GRID, TC_KERNELS(kg)},
+    {"c", "the mask in constant memory (a broadcast to the warp)", "any size, masks up to 31 x 31 (1-D: 63)",
+     "a lower bound: read the input once, write the output once", TC_OWN_GRID, TC_KERNELS(kc)},
+    {"t", "shared-memory tiles: the block loads its tile and halo once, then computes from shared memory",
+     "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
+     TC_KERNELS(kt)},
+    {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
+     "5 x 5 masks and the 3 x 3 magnitude streamed down strips of rows without shared memory; "
+     "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there, a box summed "
+     "as integers two to a register (a 3 x 3 box streamed down the rows)",
+     "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
+     "pixels (2-D, square masks of 3, 5, 7)",
+     "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
+};
+
+const tc_program program = {"konvolucija", "pixels", variants, VARIANTS};
+
+Shape shape_of(const tc_konvolucija_plan &p) { return Shape{p.width, p.height, p.mask_w, p.mask_h, p.border}; }
+
+// best's compiled-in mask size: 3, 5 or 7 (square in 2-D), or 0 for the general path
+int compiled(const tc_konvolucija_plan &p) {
+    const int w = p.mask_w;
+    return (p.dim == 1 || p.mask_h == w) && (w == 3 || w == 5 || w == 7) ? w : 0;
+}
+
+// Whether best streams the plan's rows (conv_stream: 2-D float32, 5 x 5 masks and the 3 x 3 magnitude)
+bool streamed(const tc_konvolucija_plan &p) {
+    return p.dim == 2 && p.pixel == TC_PIXEL_FLOAT32 && compiled(p) == (p.magnitude ? 3 : 5);
+}
+
+// best's patch in shared memory, bytes (none where it streams)
+size_t best_patch(const tc_konvolucija_plan &p) {
+    if (streamed(p)) return 0;
+    if (p.pixel == TC_PIXEL_UINT8) return size_t(kU8Rows + p.mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
+    if (p.dim == 1) return sizeof(float) * size_t(kBest1D + 2 * margin(p.mask_w / 2));
+    return sizeof(float) * size_t(best_rows(compiled(p), p.magnitude) + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
+}
+
+}  // namespace
+
+extern "C" const tc_program *tc_konvolucija_program(void) { return &program; }
+
+extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, const tc_device *dev,
+                                              tc_konvolucija_plan *out) {
+    TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
+    tc_launch &p = out->launch;
+    if (!r->mask || (r->dim != 1 && r->dim != 2)) return TC_BAD_ARGUMENT;
+    const bool one_d = r->dim == 1;
+    if (one_d && r->height != 1) return TC_BAD_ARGUMENT;
+    const int limit = one_d ? TC_KONVOLUCIJA_MAX_1D : TC_KONVOLUCIJA_MAX_2D;
+    if (r->width < 1 || r->height < 1 || int64_t(r->width) * r->height != p.n) return TC_BAD_ARGUMENT;
+    if (r->mask_w < 1 || r->mask_h < 1 || r->mask_w % 2 == 0 || r->mask_h % 2 == 0) return TC_BAD_ARGUMENT;
+    if (r->mask_w > limit || r->mask_h > limit || (one_d && r->mask_h != 1)) return TC_OUTSIDE_DOMAIN;
+    if (r->border != TC_BORDER_ZERO && r->border != TC_BORDER_REPLICATE) return TC_BAD_ARGUMENT;
+    if (r->magnitude && (one_d || r->mask_w != r->mask_h)) return TC_BAD_ARGUMENT;  // a square mask and its transpose
+    if (r->magnitude && p.variant != VBEST) return TC_OUTSIDE_DOMAIN;
+    if (r->pixel != TC_PIXEL_FLOAT32 && r->pixel != TC_PIXEL_UINT8) return TC_BAD_ARGUMENT;
+    const bool u8 = r->pixel == TC_PIXEL_UINT8;
+    if (u8 && (p.variant != VBEST || one_d || r->mask_w != r->mask_h || (r->mask_w != 3 && r->mask_w != 5 && r->mask_w != 7)))
+        return TC_OUTSIDE_DOMAIN;
+    out->dim = r->dim;
+    out->width = r->width;
+    out->height = r->height;
+    out->mask_w = r->mask_w;
+    out->mask_h = r->mask_h;
+    std::fill(out->mask, out->mask + kMaxTaps, 0.0f);
+    std::copy(r->mask, r->mask + r->mask_w * r->mask_h, out->mask);
+    out->border = r->border;
+    out->magnitude = r->magnitude ? 1 : 0;
+    out->pixel = r->pixel;
+    // 1-D: a row of threads; 2-D: 32 wide (a warp reads a row's 128 bytes), threads / 32 high
+    out->block_x = one_d ? p.threads : 32;
+    out->block_y = one_d ? 1 : p.threads / 32;
+    if (p.variant == VBEST) {  // its own tile: 256 x 8 or 16 outputs (1-D: 4096; uint8: 1024 x 16 by 128 threads, and the streamed 3 x 3 box 1024 x kBoxRows, its run's own grid)
+        const int threads = one_d ? kBest1DThreads : u8 ? kU8Threads : kBestThreads2D;
+        if (r->base.threads != 0 && r->base.threads != threads) return TC_OUTSIDE_DOMAIN;
+        p.threads = out->block_x = threads;
+        out->block_y = 1;
+    }
+    const bool stream = p.variant == VBEST && streamed(*out);
+    const int tile_x = p.variant == VBEST ? (one_d ? kBest1D : u8 ? kU8Cols : stream ? kStreamCols : kBestCols) : out->block_x,
+              tile_y = p.variant == VBEST ? (one_d ? 1 : u8 ? kU8Rows : stream ? stream_rows(r->magnitude) : best_rows(compiled(*out), r->magnitude))
+                                          : out->block_y;
+    const int64_t gx = tc::ceil_div(r->width, tile_x), gy = tc::ceil_div(r->height, tile_y);
+    if (gx > dev->max_grid_x || gy > dev->max_grid_y) return TC_OUTSIDE_DOMAIN;
+    p.blocks = int(gx);
+    out->grid_y = int(gy);
+    p.out_count = p.items = p.n;
+    p.bytes_moved = (u8 ? 2.0 : 8.0) * double(p.n);
+    // the patch (t, best) must fit the shared memory a block has without opting in
+    if (p.variant == VT) p.shared_bytes = sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1);
+    if (p.variant == VBEST) p.shared_bytes = best_patch(*out);
+    if (p.shared_bytes > dev->shared_per_block) return TC_OUTSIDE_DOMAIN;
+    return TC_OK;
+}
+
+// The plan's mask as a kernel argument of N taps (the first N of the plan's: the rest are 0)
+template <int N>
+Taps<N> taps_of(const tc_konvolucija_plan &p) {
+    Taps<N> t;
+    std::copy(p.mask, p.mask + N, t.w);
+    return t;
+}
+
+extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
+    if (!p || !in || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST ||
+        (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7) || p->mask_h != p->mask_w)
+        return TC_BAD_ARGUMENT;
+    const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), 1);
+    const Shape shape = shape_of(*p);
+    const Factors f = factor_mask(p->mask, p->mask_w, p->mask_h);
+    const bool mag = p->magnitude != 0;
+    const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps, f); };
+    // a 3 x 3 box on rows of a multiple of 8 bytes and 8-byte aligned views: streamed, on tiles of
+    // kBoxRows rows (images of up to kMaxGridY such tiles; taller ones take the patch kernel's 16 rows)
+    const int64_t box_tiles = tc::ceil_div(int64_t(p->height), int64_t(kBoxRows));
+    if (p->mask_w == 3 && !mag && f.uniform && p->width % 8 == 0 && box_tiles <= kMaxGridY &&
+        ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 7) == 0) {
+        conv_box_stream<<<dim3(grid.x, unsigned(box_tiles)), block, 0, s>>>(in, out, shape, f.w);
+        TC_LAUNCHED();
+        return TC_OK;
+    }
+    switch (p->mask_w) {  // the compiled sizes
+    case 3: go(mag ? conv_best_u8<3, true> : conv_best_u8<3, false>, taps_of<9>(*p)); break;
+    case 5: go(mag ? conv_best_u8<5, true> : conv_best_u8<5, false>, taps_of<25>(*p)); break;
+    default: go(mag ? conv_best_u8<7, true> : conv_best_u8<7, false>, taps_of<49>(*p));
+    }
+    TC_LAUNCHED();
+    return TC_OK;
+}
+
+extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const float *in, const float *mask, float *out,
+                                        cudaStream_t s) {
+    const bool best = p && p->launch.variant == VBEST;  // (best takes the plan's mask)
+    if (!p || !in || (!mask && !best) || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
+    if (p->pixel != TC_PIXEL_FLOAT32) return TC_BAD_ARGUMENT;
+    const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), unsigned(p->block_y));
+    const Shape shape = shape_of(*p);
+    if (p->launch.variant == VC || p->launch.variant == VT)  // the mask to constant memory, in stream order
+        TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
+                                       cudaMemcpyDeviceToDevice, s));
+    switch (p->launch.variant) {
+    case VG: conv_g<<<grid, block, 0, s>>>(in, mask, out, shape); break;
+    case VC: conv_c<<<grid, block, 0, s>>>(in, out, shape); break;
+    case VT: {
+        const size_t patch = sizeof(float) * size_t(p->block_x + p->mask_w - 1) * size_t(p->block_y + p->mask_h - 1);
+        conv_t<<<grid, block, patch, s>>>(in, out, shape);
+        break;
+    }
+    case VBEST: {  // the compiled-in sizes (3, 5, 7; square in 2-D), else the general path, with the plan's mask
+        // (the streamed kernels take 16-byte rows where the width and both views allow)
+        const bool vectors = p->width % 4 == 0 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
+        const bool mag = p->magnitude != 0;
+        const auto go = [&](auto kernel, const auto &taps) { kernel<<<grid, block, best_patch(*p), s>>>(in, out, shape, taps); };
+        if (p->dim == 1) {
+            switch (compiled(*p)) {
+            case 3: go(conv_best1d<3>, taps_of<3>(*p)); break;
+            case 5: go(conv_best1d<5>, taps_of<5>(*p)); break;
+            case 7: go(conv_best1d<7>, taps_of<7>(*p)); break;
+            default: go(conv_best1d<0>, taps_of<TC_KONVOLUCIJA_MAX_1D>(*p));
+            }
+            break;
+        }
+        switch (compiled(*p)) {
+        case 3:
+            if (mag) go(vectors ? conv_stream<3, true, true> : conv_stream<3, true, false>, taps_of<9>(*p));
+            else go(conv_best<3, 3, false>, taps_of<9>(*p));
+            break;
+        case 5:
+            if (mag) go(conv_best<5, 5, true>, taps_of<25>(*p));
+            else go(vectors ? conv_stream<5, false, true> : conv_stream<5, false, false>, taps_of<25>(*p));
+            break;
+        case 7: go(mag ? conv_best<7, 7, true> : conv_best<7, 7, false>, taps_of<49>(*p)); break;
+        default: go(mag ? conv_best<0, 0, true> : conv_best<0, 0, false>, taps_of<kMaxTaps>(*p));
+        }
+        break;
+    }
+    default: return TC_BAD_ARGUMENT;
+    }
+    TC_LAUNCHED();
+    return TC_OK;
+}
