@@ -1,0 +1,254 @@
+// urejanje: the variant table, the plans and the runs, and the baseline (CUB); included by urejanje.cu after its kernels.
+#pragma once
+
+namespace {
+
+enum { VO, VOV, VN, VNL, VBEST, VCUB, VARIANTS };
+
+// The lecture's variants: pack, the network's launches, unpack.
+template <typename T>
+tc_status lecture_run(Launches<T> &L) {
+    const int v = L.p.launch.variant, t = L.p.launch.threads;
+    const int64_t N = L.p.padded, total = L.total;
+    TC_SORT_LAUNCH(L, L.blocks_for(total, 256), L.keys_in() + L.words(), false,
+                   pack_kernel<T><<<L.blocks_for(total, 256), 256, 0, L.s>>>(L.io, L.work, total));
+    if (v == VO || v == VOV) {
+        for (int64_t k = 2; k <= N; k *= 2)
+            for (int64_t j = k / 2; j > 0; j /= 2) {
+                if (v == VO)
+                    TC_SORT_LAUNCH(L, L.blocks_for(total, t), L.words(), true,
+                                   bitonic_o<T><<<L.blocks_for(total, t), t, 0, L.s>>>(L.work, total, N, j, k));
+                else
+                    TC_SORT_LAUNCH(L, L.blocks_for(total / 2, t), L.words(), true,
+                                   bitonic_ov<T><<<L.blocks_for(total / 2, t), t, 0, L.s>>>(L.work, total, N, j, k));
+            }
+    } else {
+        const bool shared = v == VNL;
+        const int chunk = int(2 * t < N ? 2 * t : N), block = chunk / 2 < 1 ? 1 : chunk / 2;
+        const size_t smem = shared ? sizeof(T) * size_t(chunk) : 0;
+        const unsigned blocks = unsigned(total / chunk);
+        const double in_block = shared ? 2 * L.words() : L.words();
+        L.takes_shared(smem);
+        // start: every k up to the chunk
+        if (shared) TC_SORT_LAUNCH(L, blocks, in_block, true, bitonic_nl_start<T><<<blocks, block, smem, L.s>>>(L.work, chunk, N));
+        else TC_SORT_LAUNCH(L, blocks, in_block, true, bitonic_n_start<T><<<blocks, block, 0, L.s>>>(L.work, chunk, N));
+        for (int64_t k = 2 * int64_t(chunk); k <= N; k *= 2) {
+            for (int64_t j = k / 2; j >= chunk; j /= 2)  // middle: one global step a launch
+                TC_SORT_LAUNCH(L, L.blocks_for(total / 2, t), L.words(), true,
+                               bitonic_ov<T><<<L.blocks_for(total / 2, t), t, 0, L.s>>>(L.work, total, N, j, k));
+            if (shared)
+                TC_SORT_LAUNCH(L, blocks, in_block, true,
+                               bitonic_nl_finish<T><<<blocks, block, smem, L.s>>>(L.work, chunk, N, k));
+            else
+                TC_SORT_LAUNCH(L, blocks, in_block, true,
+                               bitonic_n_finish<T><<<blocks, block, 0, L.s>>>(L.work, chunk, N, k));
+        }
+    }
+    TC_SORT_LAUNCH(L, L.blocks_for(total, 256), L.words() + L.result_out(), false,
+                   unpack_kernel<T><<<L.blocks_for(total, 256), 256, 0, L.s>>>(L.io, L.work, total));
+    return TC_OK;
+}
+
+template <typename T>
+tc_status network_run(Launches<T> &L) {
+    return L.p.launch.variant == VBEST ? best_run(L) : lecture_run(L);
+}
+
+// ---- the baseline -------------------------------------------------------------------------
+
+// The CUB baseline on the raw keys: radix sort for one array, segmented sort for batches.
+struct SegmentOffset {
+    int64_t n;
+    __host__ __device__ int64_t operator()(int64_t b) const { return b * n; }
+};
+
+template <typename K>
+cudaError_t cub_sort(void *temp, size_t &temp_bytes, const tc_urejanje_plan &p, bool descending, const K *keys_in, K *keys_out,
+                     const uint32_t *values_in, uint32_t *values_out, cudaStream_t s) {
+    const int64_t items = p.launch.n * p.batch;
+    if (p.batch == 1) {
+        if (p.pairs)
+            return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys_in, keys_out, values_in,
+                                                                          values_out, items, 0, 32, s)
+                              : cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in,
+                                                                values_out, items, 0, 32, s);
+        return descending ? cub::DeviceRadixSort::SortKeysDescending(temp, temp_bytes, keys_in, keys_out, items, 0, 32, s)
+                          : cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys_in, keys_out, items, 0, 32, s);
+    }
+    auto begins = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), SegmentOffset{p.launch.n});
+    auto ends = begins + 1;
+    const int64_t segs = p.batch;
+    if (p.pairs)
+        return descending ? cub::DeviceSegmentedSort::StableSortPairsDescending(temp, temp_bytes, keys_in, keys_out, values_in,
+                                                                                values_out, items, segs, begins, ends, s)
+                          : cub::DeviceSegmentedSort::StableSortPairs(temp, temp_bytes, keys_in, keys_out, values_in,
+                                                                      values_out, items, segs, begins, ends, s);
+    return descending ? cub::DeviceSegmentedSort::StableSortKeysDescending(temp, temp_bytes, keys_in, keys_out, items, segs,
+                                                                           begins, ends, s)
+                      : cub::DeviceSegmentedSort::StableSortKeys(temp, temp_bytes, keys_in, keys_out, items, segs, begins,
+                                                                 ends, s);
+}
+
+__global__ void iota_kernel(uint32_t *v, int64_t n, int64_t total) {
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x)
+        v[i] = uint32_t(i % n);
+}
+
+// CUB's temp storage for any key type and direction: the largest of the float, int and uint
+// sizes (they agree in practice; the maximum keeps the plan independent of the run's type).
+cudaError_t cub_bytes(const tc_urejanje_plan &p, size_t &bytes) {
+    size_t a = 0, b = 0, c = 0;
+    cudaError_t e;
+    if ((e = cub_sort<float>(nullptr, a, p, false, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess) return e;
+    if ((e = cub_sort<int>(nullptr, b, p, true, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess) return e;
+    if ((e = cub_sort<unsigned>(nullptr, c, p, false, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess) return e;
+    bytes = a > b ? a : b;
+    bytes = bytes > c ? bytes : c;
+    return cudaSuccess;
+}
+
+// CUB's radix sort orders floats by their bits: NaNs with the sign bit set go first and NaN
+// payloads order among themselves. A user who wants NaNs last, as one value, canonicalises on
+// the way in (and then gets the canonical NaN out).
+__global__ void canonical_nans(const uint32_t *in, uint32_t *out, int64_t items) {
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < items; i += int64_t(gridDim.x) * blockDim.x)
+        out[i] = (in[i] & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : in[i];
+}
+
+unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4096 ? tc::ceil_div(items, 256) : 4096); }
+
+template <typename T>
+tc_status dry_run(tc_urejanje_plan &p, const tc_device &dev) {
+    p.block_log = block_log<T>(p, dev);
+    p.rest_log = rest_log<T>(p, dev);
+    Launches<T> L{{true}, p, nullptr, p.padded * p.batch, nullptr, Io{}};
+    TC_TRY_STATUS(network_run(L));
+    p.launch.launches = L.count;
+    p.launch.blocks = int(L.grid);
+    p.launch.bytes_moved = L.bytes;
+    p.launch.shared_bytes = L.shared;
+    return TC_OK;
+}
+
+const tc_kernel ko[] = {
+    tc::kernel("pack_kernel<u32>", pack_kernel<uint32_t>), tc::kernel("pack_kernel<u64>", pack_kernel<uint64_t>),
+    tc::kernel("bitonic_o<u32>", bitonic_o<uint32_t>), tc::kernel("bitonic_o<u64>", bitonic_o<uint64_t>),
+    tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
+const tc_kernel kov[] = {
+    tc::kernel("pack_kernel<u32>", pack_kernel<uint32_t>), tc::kernel("pack_kernel<u64>", pack_kernel<uint64_t>),
+    tc::kernel("bitonic_ov<u32>", bitonic_ov<uint32_t>), tc::kernel("bitonic_ov<u64>", bitonic_ov<uint64_t>),
+    tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
+const tc_kernel kn[] = {
+    tc::kernel("pack_kernel<u32>", pack_kernel<uint32_t>), tc::kernel("pack_kernel<u64>", pack_kernel<uint64_t>),
+    tc::kernel("bitonic_n_start<u32>", bitonic_n_start<uint32_t>), tc::kernel("bitonic_n_start<u64>", bitonic_n_start<uint64_t>),
+    tc::kernel("bitonic_ov<u32>", bitonic_ov<uint32_t>), tc::kernel("bitonic_ov<u64>", bitonic_ov<uint64_t>),
+    tc::kernel("bitonic_n_finish<u32>", bitonic_n_finish<uint32_t>), tc::kernel("bitonic_n_finish<u64>", bitonic_n_finish<uint64_t>),
+    tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
+const tc_kernel knl[] = {
+    tc::kernel("pack_kernel<u32>", pack_kernel<uint32_t>), tc::kernel("pack_kernel<u64>", pack_kernel<uint64_t>),
+    tc::kernel("bitonic_nl_start<u32>", bitonic_nl_start<uint32_t>), tc::kernel("bitonic_nl_start<u64>", bitonic_nl_start<uint64_t>),
+    tc::kernel("bitonic_ov<u32>", bitonic_ov<uint32_t>), tc::kernel("bitonic_ov<u64>", bitonic_ov<uint64_t>),
+    tc::kernel("bitonic_nl_finish<u32>", bitonic_nl_finish<uint32_t>), tc::kernel("bitonic_nl_finish<u64>", bitonic_nl_finish<uint64_t>),
+    tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
+const tc_kernel kbest[] = {TC_BEST_KERNELS(uint32_t, "u32"), TC_BEST_KERNELS(uint64_t, "u64"),
+                           tc::kernel("bitonic_block<u64,2^13,strided,3>", bitonic_block<uint64_t, 13, STRIDED, 3>)};
+
+const tc_variant variants[VARIANTS] = {
+    {"o", "host runs k and j, one launch per step; thread i compares i with i^j (half the threads idle)",
+     "any n and batch (padded to a power of two)",
+     "lower bound: read every word every step; pack and unpack", TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(ko)},
+    {"ov", "one launch per step, n/2 threads each owning one compare-exchange pair", "any n and batch",
+     "lower bound: read every word every step; pack and unpack", TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kov)},
+    {"n", "start (block sorts its chunk), middle (global step), finish (block completes k): global memory",
+     "any n and batch", "lower bound: read every word each launch; pack and unpack", TC_POW2_THREADS | TC_OWN_GRID,
+     TC_KERNELS(kn)},
+    {"nl", "as n, with start and finish in shared memory", "any n and batch",
+     "lower bound: read every word each launch, and write it in shared-memory passes; pack and unpack",
+     TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(knl)},
+    {"best", "blocks of up to 8192 in registers (16 a thread), 4 steps between shared-memory transposes, up to 9 global steps a pass",
+     "any n and batch", "read and write every word each pass (the first reads the keys, the last writes the result)",
+     TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
+    {"cub", "baseline: cub::DeviceRadixSort (one array) or cub::DeviceSegmentedSort (batches), NaNs canonicalised first",
+     "any n and batch", "lower bound: read the keys once, write the result once",
+     TC_POW2_THREADS | TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
+};
+
+const tc_program program = {"urejanje", "keys", variants, VARIANTS};
+
+}  // namespace
+
+extern "C" const tc_program *tc_urejanje_program(void) { return &program; }
+
+extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const tc_device *dev, tc_urejanje_plan *out) {
+    if (!r) return TC_BAD_ARGUMENT;
+    TC_TRY_STATUS(tc::begin_plan(program, r, dev, r->base.variant == VBEST ? 512 : 256, out));
+    if (r->batch < 1) return TC_BAD_ARGUMENT;
+    tc_launch &p = out->launch;
+    const int64_t n = p.n;
+    out->batch = r->batch;
+    out->pairs = r->pairs ? 1 : 0;
+    if (n > (int64_t(1) << 32) || r->batch > (int64_t(1) << 40) / n) return TC_OUTSIDE_DOMAIN;
+    out->padded = int64_t(1) << tc::ceil_log2(n);
+    p.out_count = p.items = n * r->batch;
+    if (p.variant == VCUB) {
+        size_t temp = 0;
+        TC_TRY(cub_bytes(*out, temp));
+        const size_t words = tc::align256(sizeof(uint32_t) * size_t(p.items));
+        p.scratch_bytes = tc::align256(temp) + words + (out->pairs ? words : 0);  // temp, canonical keys, indices
+        p.threads = p.blocks = p.launches = 0;  // CUB's own
+        p.bytes_moved = 4.0 * double(p.items) + (out->pairs ? 8.0 : 4.0) * double(p.items);
+        return TC_OK;
+    }
+    p.scratch_bytes = (out->pairs ? 8 : 4) * size_t(out->padded * out->batch);
+    return out->pairs ? dry_run<uint64_t>(*out, *dev) : dry_run<uint32_t>(*out, *dev);
+}
+
+extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type, int descending, const void *keys_in,
+                                     const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
+                                     cudaStream_t s) {
+    if (!p || !keys_in || !keys_out || !scratch || (p->pairs && !values_out) || p->padded < 1 || p->batch < 1)
+        return TC_BAD_ARGUMENT;
+    if (type != TC_KEY_FLOAT32 && type != TC_KEY_INT32 && type != TC_KEY_UINT32) return TC_BAD_ARGUMENT;
+    const int64_t items = p->launch.items;
+    if (p->launch.variant == VCUB) {
+        const size_t words = tc::align256(sizeof(uint32_t) * size_t(items));
+        size_t temp = p->launch.scratch_bytes - words - (p->pairs ? words : 0);
+        unsigned char *after = static_cast<unsigned char *>(scratch) + temp;
+        if (type == TC_KEY_FLOAT32) {
+            uint32_t *canonical = reinterpret_cast<uint32_t *>(after);
+            canonical_nans<<<copy_grid(items), 256, 0, s>>>(static_cast<const uint32_t *>(keys_in), canonical, items);
+            TC_LAUNCHED();
+            keys_in = canonical;
+        }
+        if (p->pairs && !values_in) {
+            uint32_t *iota = reinterpret_cast<uint32_t *>(after + words);
+            iota_kernel<<<copy_grid(items), 256, 0, s>>>(iota, p->launch.n, items);
+            TC_LAUNCHED();
+            values_in = iota;
+        }
+        switch (type) {
+        case TC_KEY_FLOAT32:
+            TC_TRY(cub_sort(scratch, temp, *p, descending, static_cast<const float *>(keys_in), static_cast<float *>(keys_out),
+                            values_in, values_out, s));
+            break;
+        case TC_KEY_INT32:
+            TC_TRY(cub_sort(scratch, temp, *p, descending, static_cast<const int *>(keys_in), static_cast<int *>(keys_out),
+                            values_in, values_out, s));
+            break;
+        default:
+            TC_TRY(cub_sort(scratch, temp, *p, descending, static_cast<const unsigned *>(keys_in),
+                            static_cast<unsigned *>(keys_out), values_in, values_out, s));
+        }
+        TC_LAUNCHED();
+        return TC_OK;
+    }
+    Io io{static_cast<const uint32_t *>(keys_in), values_in, static_cast<uint32_t *>(keys_out), values_out,
+          p->launch.n, p->padded, tc::ceil_log2(p->padded), type, descending != 0};
+    const int64_t total = p->padded * p->batch;
+    if (p->pairs) {
+        Launches<uint64_t> L{{false}, *p, static_cast<uint64_t *>(scratch), total, s, io};
+        return network_run(L);
+    }
+    Launches<uint32_t> L{{false}, *p, static_cast<uint32_t *>(scratch), total, s, io};
+    return network_run(L);
+}
