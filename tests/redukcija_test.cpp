@@ -417,6 +417,61 @@ TEST(Redukcija, DomainsWithoutGPU) {
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_make_plan(nullptr, &d, &p));
 }
 
+// Several GPUs' combine, on the host: a left fold in GPU order with best's operator in its
+// accumulator's format; argmin/argmax indices made global from each slice's first element, ties
+// to the lower index (the earlier GPU), NaN first; a float32 sum rounds as the fold's order says.
+TEST(Redukcija, CombineWithoutGPU) {
+    const tc_device d = fake_device();
+    const auto plan = [&](tc_redukcija_op op, tc_redukcija_type type) {
+        tc_redukcija_plan p;
+        const tc_redukcija_request r{{find("best"), 1000, 0, 0}, op, type};
+        EXPECT_EQ(TC_OK, tc_redukcija_make_plan(&r, &d, &p));
+        return p;
+    };
+    unsigned char parts[4][TC_REDUKCIJA_OUT_BYTES], out[TC_REDUKCIJA_OUT_BYTES];
+    const int64_t first[4] = {0, 250, 500, 750};
+    const auto put_float = [&](int i, float v, int64_t index) {
+        std::memset(parts[i], 0x5a, TC_REDUKCIJA_OUT_BYTES);  // padding: never read
+        std::memcpy(parts[i], &v, 4);
+        std::memcpy(parts[i] + 8, &index, 8);
+    };
+    tc_redukcija_result r;
+    // a float32 sum in the fold's order: ((1 + 2^-24) + 2^-24) + 2^-23 = 1 + 2^-23 (each 2^-24 is
+    // half an ulp of 1, and rounds away), where the other order gives 1 + 2^-22
+    tc_redukcija_plan p = plan(TC_RED_SUM, TC_RED_FLOAT32);
+    put_float(0, 1.0f, 0), put_float(1, 0x1p-24f, 0), put_float(2, 0x1p-24f, 0), put_float(3, 0x1p-23f, 0);
+    ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 4, out));
+    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
+    EXPECT_EQ(r.value, 1.0 + 0x1p-23);
+    // argmin: the smallest value, the earlier GPU on a tie, its index made global
+    p = plan(TC_RED_ARGMIN, TC_RED_FLOAT32);
+    put_float(0, 3.0f, 7), put_float(1, -2.0f, 5), put_float(2, -2.0f, 1), put_float(3, 4.0f, 0);
+    ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 4, out));
+    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
+    EXPECT_EQ(r.value, -2.0);
+    EXPECT_EQ(r.index, 255);
+    put_float(3, NAN, 9);  // NaN wins argmin and argmax
+    ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 4, out));
+    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
+    EXPECT_TRUE(std::isnan(r.value));
+    EXPECT_EQ(r.index, 759);
+    // int32 sums in int64, wrapping past 2^63
+    p = plan(TC_RED_SUM, TC_RED_INT32);
+    const int64_t big = INT64_MAX, one = 1;
+    std::memcpy(parts[0], &big, 8), std::memcpy(parts[1], &one, 8);
+    ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 2, out));
+    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
+    EXPECT_EQ(r.exact, INT64_MIN);
+    // max of -0 and +0: +0, as one GPU's best
+    p = plan(TC_RED_MAX, TC_RED_FLOAT32);
+    put_float(0, -0.0f, 0), put_float(1, 0.0f, 0);
+    ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 2, out));
+    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
+    EXPECT_FALSE(std::signbit(r.value));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_combine(&p, parts, first, 0, out));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_combine(&p, nullptr, first, 2, out));
+}
+
 TEST(Redukcija, LaunchesAsPlanned) {
     REQUIRE_GPU();
     const tc_device d = device();
