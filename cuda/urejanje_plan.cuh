@@ -115,6 +115,14 @@ __global__ void canonical_nans(const uint32_t *in, uint32_t *out, int64_t items)
         out[i] = (in[i] & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : in[i];
 }
 
+// CUB's segmented sort compares the keys of short segments as floats, and a NaN orders nowhere
+// there: batches of float keys are sorted as their ordered words (every NaN last, -0 before +0, as
+// best orders them), and mapped back (every NaN the canonical one).
+__global__ void float_words(const uint32_t *in, uint32_t *out, int64_t items, bool back) {
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < items; i += int64_t(gridDim.x) * blockDim.x)
+        out[i] = back ? from_ordered(in[i], TC_KEY_FLOAT32, false) : to_ordered(in[i], TC_KEY_FLOAT32, false);
+}
+
 unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4096 ? tc::ceil_div(items, 256) : 4096); }
 
 template <typename T>
@@ -168,7 +176,7 @@ const tc_variant variants[VARIANTS] = {
     {"best", "blocks of up to 8192 in registers (16 a thread), 4 steps between shared-memory transposes, up to 9 global steps a pass",
      "any n and batch", "read and write every word each pass (the first reads the keys, the last writes the result)",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
-    {"cub", "baseline: cub::DeviceRadixSort (one array) or cub::DeviceSegmentedSort (batches), NaNs canonicalised first",
+    {"cub", "baseline: cub::DeviceRadixSort (NaNs canonical first), or DeviceSegmentedSort for batches (floats as ordered words)",
      "any n and batch", "lower bound: read the keys once, write the result once",
      TC_POW2_THREADS | TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
@@ -214,9 +222,13 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type
         const size_t words = tc::align256(sizeof(uint32_t) * size_t(items));
         size_t temp = p->launch.scratch_bytes - words - (p->pairs ? words : 0);
         unsigned char *after = static_cast<unsigned char *>(scratch) + temp;
+        const bool as_words = type == TC_KEY_FLOAT32 && p->batch > 1;  // (float_words)
         if (type == TC_KEY_FLOAT32) {
             uint32_t *canonical = reinterpret_cast<uint32_t *>(after);
-            canonical_nans<<<copy_grid(items), 256, 0, s>>>(static_cast<const uint32_t *>(keys_in), canonical, items);
+            if (as_words)
+                float_words<<<copy_grid(items), 256, 0, s>>>(static_cast<const uint32_t *>(keys_in), canonical, items, false);
+            else
+                canonical_nans<<<copy_grid(items), 256, 0, s>>>(static_cast<const uint32_t *>(keys_in), canonical, items);
             TC_LAUNCHED();
             keys_in = canonical;
         }
@@ -226,7 +238,7 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type
             TC_LAUNCHED();
             values_in = iota;
         }
-        switch (type) {
+        switch (as_words ? TC_KEY_UINT32 : type) {
         case TC_KEY_FLOAT32:
             TC_TRY(cub_sort(scratch, temp, *p, descending, static_cast<const float *>(keys_in), static_cast<float *>(keys_out),
                             values_in, values_out, s));
@@ -240,6 +252,11 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type
                             static_cast<unsigned *>(keys_out), values_in, values_out, s));
         }
         TC_LAUNCHED();
+        if (as_words) {
+            float_words<<<copy_grid(items), 256, 0, s>>>(static_cast<const uint32_t *>(keys_out),
+                                                         static_cast<uint32_t *>(keys_out), items, true);
+            TC_LAUNCHED();
+        }
         return TC_OK;
     }
     Io io{static_cast<const uint32_t *>(keys_in), values_in, static_cast<uint32_t *>(keys_out), values_out,
