@@ -18,6 +18,7 @@
 #       ARGS", run by this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel
 #       rows in one call, e.g. a MINI=1 bundle of a branch beside main's; an experiment's switches in
 #       the environment, one line a setting)
+#   bash gpu-bundle/run.sh large   (best and the library at n = 2^31 + 5: razdalja, redukcija sum and argmin, prefiks, razlika)
 #   bash gpu-bundle/run.sh pictures   (README's four pictures: each sweep's .svg and .csv, packed into $OUT/images.tgz)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
 #       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_SOURCE=1 and NCU_ARGS="-k
@@ -142,6 +143,10 @@ if [[ $what == ab ]]; then # lines of a file, this bundle's run beside other bun
     done
   done <"$lines"
   exit 0
+fi
+if [[ $what == large ]]; then # best and the library past 2^31 elements (TestPastTwoToThe31: minutes, ~60 GB of host memory)
+  cd "$here/src/cli" && TECAJ_LARGE=1 "$here/tests/go-cli.test" -test.run 'TestPastTwoToThe31' -test.v -test.timeout 30m 2>&1 | tee "$log"
+  exit "${PIPESTATUS[0]}"
 fi
 if [[ $what == pictures ]]; then # README's four pictures, each with its table and .csv, into $OUT/images
   img=${OUT:-/tmp}/images; mkdir -p "$img"
