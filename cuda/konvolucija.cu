@@ -5,6 +5,7 @@
 // 1-D is an image one row high. This file is the lecture; best is konvolucija_best.cuh, the
 // variant table, plans and runs konvolucija_plan.cuh (both included at its end).
 #include "common.cuh"
+#include "npp.cuh"
 #include "tecaj/konvolucija.h"
 
 namespace {

@@ -6,7 +6,7 @@ namespace {
 
 // ---- variants, plans, runs -----------------------------------------------------------------
 
-enum { VG, VC, VT, VBEST, VARIANTS };
+enum { VG, VC, VT, VBEST, VNPP, VARIANTS };
 
 const tc_kernel kg[] = {tc::kernel("conv_g", conv_g)};
 const tc_kernel kc[] = {tc::kernel("conv_c", conv_c)};
@@ -41,7 +41,18 @@ const tc_variant variants[VARIANTS] = {
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
+    {"npp", "baseline: NPP's nppiFilterBorder_32f_C1R (given the mask reversed: NPP convolves), loaded at run time",
+     "2-D float32 images, -border replicate (the only border NPP's filter has), masks up to 31 x 31; not the magnitude",
+     "a lower bound: read the input once, write the output once", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
+
+// npp's mask, reversed from the run's device mask (a device-to-device pass: a copy from the host
+// would wait for the stream)
+__device__ float npp_mask[kMaxTaps];
+
+__global__ void reverse_mask(const float *mask, int taps) {
+    for (int i = threadIdx.x; i < taps; i += blockDim.x) npp_mask[i] = mask[taps - 1 - i];
+}
 
 const tc_program program = {"konvolucija", "pixels", variants, VARIANTS};
 
@@ -86,6 +97,12 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (r->magnitude && p.variant != VBEST) return TC_OUTSIDE_DOMAIN;
     if (r->pixel != TC_PIXEL_FLOAT32 && r->pixel != TC_PIXEL_UINT8) return TC_BAD_ARGUMENT;
     const bool u8 = r->pixel == TC_PIXEL_UINT8;
+    if (p.variant == VNPP) {
+        if (one_d || u8 || r->magnitude || r->border != TC_BORDER_REPLICATE || int64_t(r->width) * 4 > INT32_MAX)
+            return TC_OUTSIDE_DOMAIN;
+        if (!tc::npp::filter_border_32f()) return TC_UNAVAILABLE;
+        p.launches = 0;  // (the library decides)
+    }
     if (u8 && (p.variant != VBEST || one_d || r->mask_w != r->mask_h || (r->mask_w != 3 && r->mask_w != 5 && r->mask_w != 7)))
         return TC_OUTSIDE_DOMAIN;
     out->dim = r->dim;
@@ -203,6 +220,24 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
         case 7: go(mag ? conv_best<7, 7, true> : conv_best<7, 7, false>, taps_of<49>(*p)); break;
         default: go(mag ? conv_best<0, 0, true> : conv_best<0, 0, false>, taps_of<kMaxTaps>(*p));
         }
+        break;
+    }
+    case VNPP: {
+        const auto filter = tc::npp::filter_border_32f();
+        if (!filter) return TC_UNAVAILABLE;
+        const int taps = p->mask_w * p->mask_h;
+        reverse_mask<<<1, 256, 0, s>>>(mask, taps);
+        TC_LAUNCHED();
+        float *reversed = nullptr;
+        TC_TRY(cudaGetSymbolAddress(reinterpret_cast<void **>(&reversed), npp_mask));
+        tc::npp::StreamContext ctx;
+        TC_TRY(tc::npp::context(s, ctx));
+        const tc::npp::Size size{p->width, p->height};
+        const int step = p->width * int(sizeof(float));
+        // NPP's status: 0 done, > 0 a warning, < 0 an error (reported as CUDA's unknown error)
+        if (filter(in, step, size, tc::npp::Point{0, 0}, out, step, size, reversed, tc::npp::Size{p->mask_w, p->mask_h},
+                   tc::npp::Point{p->mask_w / 2, p->mask_h / 2}, tc::npp::BORDER_REPLICATE, ctx) < 0)
+            return tc_status(cudaErrorUnknown);
         break;
     }
     default: return TC_BAD_ARGUMENT;

@@ -167,6 +167,7 @@ const char *tc_status_name(tc_status s) {
     case TC_OK: return "TC_OK";
     case TC_OUTSIDE_DOMAIN: return "TC_OUTSIDE_DOMAIN";
     case TC_BAD_ARGUMENT: return "TC_BAD_ARGUMENT";
+    case TC_UNAVAILABLE: return "TC_UNAVAILABLE";
     default: return s > 0 ? cudaGetErrorName(static_cast<cudaError_t>(s)) : "TC_UNKNOWN";
     }
 }
@@ -178,6 +179,7 @@ const char *tc_status_string(tc_status s) {
     case TC_BAD_ARGUMENT:
         return "invalid argument (n < 1, threads outside 32..1024 or not a multiple of 32 (a power of two where the "
                "variant needs one), unknown variant, or a missing buffer)";
+    case TC_UNAVAILABLE: return "the variant's library is not installed (NPP: libnppif.so.13, or TECAJ_NPPIF)";
     default: return s > 0 ? cudaGetErrorString(static_cast<cudaError_t>(s)) : "unknown status";
     }
 }

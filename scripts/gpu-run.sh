@@ -39,6 +39,10 @@ mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
 export NCCL_NVLS_ENABLE=0 # (-gpus: NVLink multicast off, always, on these shared hosts)
+if [[ -z ${TECAJ_NPPIF:-} ]]; then # NPP (konvolucija npp) from the toolkit or a wheel, where there is one
+  TECAJ_NPPIF=$(find /usr/local/cuda*/ /usr/lib /opt -name 'libnppif.so.1[0-9]*' 2>/dev/null | head -1) && [[ -n $TECAJ_NPPIF ]] && export TECAJ_NPPIF
+  echo "NPP: ${TECAJ_NPPIF:-not found (konvolucija npp rows are skipped)}"
+fi
 if [[ -z ${TECAJ_NCCL:-} ]]; then # NCCL from the Python wheel where the toolkit has none
   TECAJ_NCCL=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null) && export TECAJ_NCCL
 fi
@@ -225,7 +229,8 @@ if [[ $what == targets ]]; then # the issues' target rows only: best beside its 
   for prog in $programs; do
     case $prog in
       razdalja) variants=all ;;         # best must be the fastest of them
-      razlika|konvolucija) variants=best ;;  # no library row; the copy is the bar
+      razlika) variants=best ;;         # no library row; the copy is the bar
+      konvolucija) variants=best,npp ;; # npp on the replicate border's lines
       *) variants=best,cub ;;
     esac
     while read -r args; do

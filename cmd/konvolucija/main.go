@@ -57,7 +57,10 @@ func command() cli.Command {
 		},
 		Benchmarks: []string{"-width 8192 -height 8192 -reps 20", "-width 8192 -height 8192 -k 5 -reps 20",
 			"-width 8192 -height 8192 -mask sobel -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20",
-			"-width 8192 -height 8192 -type uint8 -reps 20"},
+			"-width 8192 -height 8192 -type uint8 -reps 20",
+			// NPP's filter has the replicate border only: best beside npp on it
+			"-width 8192 -height 8192 -border replicate -reps 20", "-width 8192 -height 8192 -k 5 -border replicate -reps 20",
+			"-width 8192 -height 8192 -mask sobel-x -border replicate -reps 20"},
 		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
 		HostBytes:   func(n int64) float64 { return 24*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,

@@ -35,6 +35,7 @@ enum {
     TC_OUTSIDE_DOMAIN = -1, /* the request lies outside the variant's domain (see tc_variant.domain) */
     TC_BAD_ARGUMENT = -2,   /* an argument no variant accepts: n < 1, threads outside 32..1024 or not a
                                multiple of 32, unknown variant, a null pointer */
+    TC_UNAVAILABLE = -3,    /* a library variant whose library is not installed (NPP, loaded at run time) */
 };
 
 /* Flags of a variant. */

@@ -240,9 +240,9 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		if err != nil {
 			if gpu.NoGPU(err) {
 				// a variant's domain is host knowledge: outside it is bad usage with or without a GPU
-				// (here planned for gpu.NoGPUProfile; the library rows take any n)
+				// (here planned for gpu.NoGPUProfile; a library row whose plan needs the device errs otherwise)
 				for _, v := range chosen {
-					if o.Variant == "all" || v.Library || (v.OwnGrid && o.Blocks != 0) {
+					if o.Variant == "all" || (v.OwnGrid && o.Blocks != 0) {
 						continue
 					}
 					if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
@@ -273,7 +273,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	refused := make([]string, len(chosen))
 	for i, v := range chosen {
 		if v.OwnGrid && o.Blocks != 0 {
-			refused[i] = "it sizes its own grid (-blocks 0)"
+			refused[i] = "outside domain: it sizes its own grid (-blocks 0)"
 			continue
 		}
 		plans[i], err = c.Plan(dev, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks})
@@ -282,7 +282,11 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 			c.refuseDomain(stderr, v, o)
 			return nil, ExitUsage
 		case errors.Is(err, gpu.ErrOutsideDomain):
-			refused[i] = v.Domain
+			refused[i] = "outside domain: " + v.Domain
+		case errors.Is(err, gpu.ErrUnavailable): // (a library loaded at run time, not installed here: the row says so)
+			var e *gpu.Error
+			errors.As(err, &e)
+			refused[i] = e.Text
 		case err != nil:
 			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			return nil, ExitFailed
@@ -310,8 +314,8 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 
 // refuseDomain says, in one line, that a variant does not cover the request, and what does.
 func (c Command) refuseDomain(stderr io.Writer, v gpu.Variant, o Options) {
-	fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d: its domain is %s\n",
-		c.name(), v.Name, o.N, o.Threads, o.Blocks, v.Domain)
+	fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d%s: its domain is %s\n",
+		c.name(), v.Name, o.N, o.Threads, o.Blocks, strings.TrimRight(" "+c.params(), " "), v.Domain)
 }
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.

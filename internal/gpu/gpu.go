@@ -39,9 +39,15 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s (%s)", e.Op, e.Text,
 // ErrOutsideDomain is wrapped by errors of requests outside a variant's domain.
 var ErrOutsideDomain = errors.New("outside the variant's domain")
 
+// ErrUnavailable is wrapped by errors of library variants whose library is not installed.
+var ErrUnavailable = errors.New("its library is not installed")
+
 func (e *Error) Unwrap() error {
-	if e.Code == int(C.TC_OUTSIDE_DOMAIN) {
+	switch e.Code {
+	case int(C.TC_OUTSIDE_DOMAIN):
 		return ErrOutsideDomain
+	case int(C.TC_UNAVAILABLE):
+		return ErrUnavailable
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ type Row struct {
 	Variant   string `json:"variant"`
 	Threads   int    `json:"threads,omitempty"`
 	Blocks    int    `json:"blocks,omitempty"`
-	Refused   string `json:"refused,omitempty"` // outside the variant's domain: why
+	Refused   string `json:"refused,omitempty"` // why the variant did not run (outside its domain: which; its library missing)
 	KernelMs  Num    `json:"kernel_ms"`         // median of the timed repetitions
 	SpreadPct Num    `json:"spread_pct"`        // their relative interquartile range, % (Spread; a host row's whole runs)
 	D2HMs     Num    `json:"d2h_ms"`            // copying the result back
@@ -245,7 +245,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\t\u00b1%%\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s%s\ttolerance\tcheck\t\n", r.Unit, resultHead, r.ErrorKind)
 	for _, row := range r.Rows {
 		if row.Refused != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\t%s\t\tskip\t  outside domain: %s\n", row.Variant, resultGap, row.Refused)
+			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\t%s\t\tskip\t  %s\n", row.Variant, resultGap, row.Refused)
 			continue
 		}
 		check := "PASS"

@@ -28,7 +28,7 @@ func TestDeriveAndPrint(t *testing.T) {
 	r := &Report{Program: "p", CopyGBps: 3000, Baseline: "slow", ErrorKind: "err", Rows: []Row{
 		{Variant: "slow", KernelMs: 4, TotalMs: 8, Bytes: 12e9, Pass: true},
 		{Variant: "fast", KernelMs: 4.8, TotalMs: 2, Bytes: 12e9, Pass: false, Error: Num(math.NaN())},
-		{Variant: "refused", Refused: "n <= 1024"},
+		{Variant: "refused", Refused: "outside domain: n <= 1024"},
 	}}
 	r.Derive()
 	if r.Rows[0].GBps != 3000 || r.Rows[0].PctCopy != 100 || r.Rows[1].SpeedUp != 4 {

@@ -1,0 +1,64 @@
+// NPP, loaded at run time (dlopen): konvolucija's library row where the toolkit (or the nvidia-npp
+// wheel) has it, and a refused row, not a failed build, where it does not. The few declarations
+// are NPP 13's (nppdefs.h, nppi_filtering_functions.h), so no NPP header is needed to build.
+#pragma once
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <cstdlib>
+
+namespace tc::npp {
+
+struct Size {
+    int width, height;
+};
+struct Point {
+    int x, y;
+};
+enum Border { BORDER_REPLICATE = 2 };
+struct StreamContext {  // NppStreamContext
+    cudaStream_t stream;
+    int device, multiprocessors, max_threads_per_multiprocessor, max_threads_per_block;
+    size_t shared_per_block;
+    int major, minor;
+    unsigned int stream_flags;
+    unsigned int workspace;
+};
+using FilterBorder32f = int (*)(const float *src, int src_step, Size src_size, Point src_offset, float *dst,
+                                int dst_step, Size roi, const float *kernel, Size kernel_size, Point anchor, int border,
+                                StreamContext ctx);
+
+// nppiFilterBorder_32f_C1R_Ctx, or null where NPP is not installed (looked up once).
+inline FilterBorder32f filter_border_32f() {
+    static const FilterBorder32f f = [] {
+        const char *names[] = {std::getenv("TECAJ_NPPIF"), "libnppif.so.13", "libnppif.so",
+                               "/usr/local/cuda/lib64/libnppif.so.13"};
+        for (const char *name : names) {
+            if (!name || !*name) continue;
+            if (void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL))
+                if (void *sym = dlsym(h, "nppiFilterBorder_32f_C1R_Ctx")) return reinterpret_cast<FilterBorder32f>(sym);
+        }
+        return FilterBorder32f(nullptr);
+    }();
+    return f;
+}
+
+// The stream context NPP's _Ctx functions take, from the current device.
+inline cudaError_t context(cudaStream_t s, StreamContext &c) {
+    c = StreamContext{};
+    c.stream = s;
+    cudaError_t e;
+    if ((e = cudaGetDevice(&c.device)) != cudaSuccess) return e;
+    const auto get = [&](int &to, cudaDeviceAttr a) { return cudaDeviceGetAttribute(&to, a, c.device); };
+    int shared = 0;
+    if ((e = get(c.multiprocessors, cudaDevAttrMultiProcessorCount)) != cudaSuccess ||
+        (e = get(c.max_threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor)) != cudaSuccess ||
+        (e = get(c.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock)) != cudaSuccess ||
+        (e = get(shared, cudaDevAttrMaxSharedMemoryPerBlock)) != cudaSuccess ||
+        (e = get(c.major, cudaDevAttrComputeCapabilityMajor)) != cudaSuccess ||
+        (e = get(c.minor, cudaDevAttrComputeCapabilityMinor)) != cudaSuccess)
+        return e;
+    c.shared_per_block = size_t(shared);
+    return s ? cudaStreamGetFlags(s, &c.stream_flags) : cudaSuccess;
+}
+
+}  // namespace tc::npp
