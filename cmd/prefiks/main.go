@@ -287,9 +287,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	index := func(r *cli.Rank) *part { return &parts[r.Rank-m.Local[0].Rank] }
 	defer m.Do(func(r *cli.Rank) error {
 		p := index(r)
-		for _, b := range []*gpu.Buffer{p.in, p.flags, p.out, p.carry, p.carries, p.scratch} {
-			b.Free()
-		}
+		gpu.FreeEach(p.in, p.flags, p.out, p.carry, p.carries, p.scratch)
 		return nil
 	})
 	request := func(n int64) gpu.ScanRequest {
@@ -303,10 +301,8 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	}
 	err := m.Do(func(r *cli.Rank) (err error) {
 		p, sl := index(r), slices[r.Rank]
-		if p.carry, err = gpu.Alloc(gpu.PrefiksCarryBytes, false); err != nil {
-			return err
-		}
-		if p.carries, err = gpu.Alloc(gpu.PrefiksCarryBytes*int64(m.Ranks), false); err != nil || sl.Len() == 0 {
+		err = gpu.AllocEach([]**gpu.Buffer{&p.carry, &p.carries}, gpu.PrefiksCarryBytes, gpu.PrefiksCarryBytes*int64(m.Ranks))
+		if err != nil || sl.Len() == 0 {
 			return err
 		}
 		if p.plan, err = r.Dev.PlanPrefiks(request(sl.Len())); err != nil {
@@ -315,10 +311,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if p.scratch, err = p.plan.AllocScratch(); err != nil {
 			return err
 		}
-		if p.in, err = gpu.Alloc(4*sl.Len(), false); err != nil {
-			return err
-		}
-		if p.out, err = gpu.Alloc(4*sl.Len(), false); err != nil {
+		if err = gpu.AllocEach([]**gpu.Buffer{&p.in, &p.out}, 4*sl.Len(), 4*sl.Len()); err != nil {
 			return err
 		}
 		if err = p.out.Fill(cli.Poisons[0]); err != nil {
@@ -361,19 +354,13 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		return report.Row{}, err
 	}
 	out := s.host.Words()
-	var d2h time.Duration
-	if err = m.Do(func(r *cli.Rank) error {
-		p, sl := index(r), slices[r.Rank]
-		if p.out == nil {
-			return nil
+	d2h, err := m.OnFirst(func(r *cli.Rank) error {
+		if p, sl := index(r), slices[r.Rank]; p.out != nil {
+			return p.out.DownloadWords(out[sl.Lo:sl.Hi])
 		}
-		start := time.Now()
-		err := p.out.DownloadWords(out[sl.Lo:sl.Hi])
-		if r == m.Local[0] {
-			d2h = time.Since(start)
-		}
-		return err
-	}); err != nil {
+		return nil
+	})
+	if err != nil {
 		return report.Row{}, err
 	}
 	if len(m.Local) < m.Ranks { // -nranks: this process holds its own slice only; rank 0 checks that
@@ -392,7 +379,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	var row report.Row
 	row, err = s.checked(row, out, linearTolerance(tolPlan))
 	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N
-	return m.Row(row, times, float64(d2h.Nanoseconds())/1e6), err
+	return m.Row(row, times, d2h), err
 }
 
 // linearTolerance is the plan's bound as a function of the prefix's magnitude, gamma(depth) * a,

@@ -150,20 +150,15 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	index := func(r *cli.Rank) *part { return &parts[r.Rank-m.Local[0].Rank] }
 	defer m.Do(func(r *cli.Rank) error {
 		p := index(r)
-		for _, b := range []*gpu.Buffer{p.a, p.b, p.out, p.gathered, p.scratch} {
-			b.Free()
-		}
+		gpu.FreeEach(p.a, p.b, p.out, p.gathered, p.scratch)
 		return nil
 	})
 	err := m.Do(func(r *cli.Rank) (err error) {
 		p, sl := index(r), slices[r.Rank]
-		if p.out, err = gpu.Alloc(8, false); err != nil {
+		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.gathered}, 8, 8*int64(m.Ranks)); err != nil {
 			return err
 		}
-		if err = p.out.Fill(0); err != nil { // an empty slice adds +0
-			return err
-		}
-		if p.gathered, err = gpu.Alloc(8*int64(m.Ranks), false); err != nil || sl.Len() == 0 {
+		if err = p.out.Fill(0); err != nil || sl.Len() == 0 { // an empty slice adds +0
 			return err
 		}
 		if p.plan, err = r.Dev.PlanRazdalja(gpu.Request{Variant: best, N: sl.Len()}); err != nil {
@@ -175,10 +170,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if p.scratch, err = p.plan.AllocScratch(); err != nil {
 			return err
 		}
-		if p.a, err = gpu.Alloc(4*sl.Len(), false); err != nil {
-			return err
-		}
-		if p.b, err = gpu.Alloc(4*sl.Len(), false); err != nil {
+		if err = gpu.AllocEach([]**gpu.Buffer{&p.a, &p.b}, 4*sl.Len(), 4*sl.Len()); err != nil {
 			return err
 		}
 		return cli.FirstError(p.a.Upload(s.in.A.Floats[sl.Lo:sl.Hi]), p.b.Upload(s.in.B.Floats[sl.Lo:sl.Hi]))
@@ -197,17 +189,12 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	var d2h time.Duration
-	if err = m.Do(func(r *cli.Rank) error {
+	d2h, err := m.OnFirst(func(r *cli.Rank) error {
 		p := index(r)
-		start := time.Now()
 		p.host = make([]float32, 2*m.Ranks)
-		err := p.gathered.Download(p.host)
-		if r == m.Local[0] {
-			d2h = time.Since(start)
-		}
-		return err
-	}); err != nil {
+		return p.gathered.Download(p.host)
+	})
+	if err != nil {
 		return report.Row{}, err
 	}
 	start := time.Now()
@@ -228,7 +215,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	row.Tolerance = report.Num(gpu.RazdaljaTolerance(deepest) + float64(m.Ranks)*0x1p-53)
 	row.Pass = verify.Within(distance, s.distance, float64(row.Tolerance))
 	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N
-	row = m.Row(row, times, float64(d2h.Nanoseconds())/1e6)
+	row = m.Row(row, times, d2h)
 	row.HostMs += report.Num(float64(fold.Nanoseconds()) / 1e6)
 	return row, nil
 }

@@ -296,20 +296,15 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	parts := make([]part, len(m.Local))
 	defer m.Do(func(r *cli.Rank) error {
 		p := &parts[r.Rank-m.Local[0].Rank]
-		for _, b := range []*gpu.Buffer{p.a, p.b, p.out, p.gathered, p.scratch} {
-			b.Free()
-		}
+		gpu.FreeEach(p.a, p.b, p.out, p.gathered, p.scratch)
 		return nil
 	})
 	err = m.Do(func(r *cli.Rank) (err error) {
 		p, sl := &parts[r.Rank-m.Local[0].Rank], slices[r.Rank]
-		if p.out, err = gpu.Alloc(gpu.ReductionOutBytes, false); err != nil {
+		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.gathered}, gpu.ReductionOutBytes, int64(m.Ranks)*gpu.ReductionOutBytes); err != nil {
 			return err
 		}
 		if err = p.out.Fill(cli.Poisons[0]); err != nil {
-			return err
-		}
-		if p.gathered, err = gpu.Alloc(int64(m.Ranks)*gpu.ReductionOutBytes, false); err != nil {
 			return err
 		}
 		if sl.Len() == 0 { // nothing to reduce: its result is left out of the combine
@@ -356,16 +351,10 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		return report.Row{}, err
 	}
 	// every rank copies the results back and folds them; rank 0's (the first local one's) is checked
-	var d2h time.Duration
-	err = m.Do(func(r *cli.Rank) error {
+	d2h, err := m.OnFirst(func(r *cli.Rank) error {
 		p := &parts[r.Rank-m.Local[0].Rank]
-		start := time.Now()
 		p.host = make([]byte, m.Ranks*gpu.ReductionOutBytes)
-		err := p.gathered.DownloadBytes(p.host)
-		if r == m.Local[0] {
-			d2h = time.Since(start)
-		}
-		return err
+		return p.gathered.DownloadBytes(p.host)
 	})
 	if err != nil {
 		return report.Row{}, err
@@ -392,7 +381,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	tol := gpu.RedukcijaTolerance(whole.WithDepth(deepest.Depth+int64(m.Ranks)), s.ref.SumAbs)
 	row := s.checked(report.Row{}, res.Value, res.Exact, res.Index, tol)
 	row.Bytes, row.Items = report.Num(whole.BytesMoved), s.o.N
-	return m.Row(row, times, float64(d2h.Nanoseconds())/1e6), nil
+	return m.Row(row, times, d2h), nil
 }
 
 func max64(a, b int64) int64 {

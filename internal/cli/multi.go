@@ -194,6 +194,20 @@ func (m *Multi) Do(f func(r *Rank) error) error {
 	return nil
 }
 
+// OnFirst runs f on every local rank and returns how long the first local rank's took (a copy
+// back's time, for the row's d2h).
+func (m *Multi) OnFirst(f func(r *Rank) error) (ms float64, err error) {
+	err = m.Do(func(r *Rank) error {
+		start := time.Now()
+		err := f(r)
+		if r == m.Local[0] {
+			ms = float64(time.Since(start).Nanoseconds()) / 1e6
+		}
+		return err
+	})
+	return ms, err
+}
+
 // Close frees the communicators and timers and ends the threads.
 func (m *Multi) Close() {
 	for _, r := range m.Local {

@@ -562,3 +562,29 @@ func CopyTimes(bytes int64, reps int, t *Timer) ([]float64, error) {
 	}
 	return t.Repeat(reps, func() error { return dst.CopyFrom(src, bytes) })
 }
+
+// AllocEach allocates a device buffer of bytes[i] into *into[i], in turn; on an error it frees the
+// ones it made and returns it.
+func AllocEach(into []**Buffer, bytes ...int64) error {
+	if len(into) != len(bytes) {
+		return fmt.Errorf("AllocEach: %d buffers, %d sizes", len(into), len(bytes))
+	}
+	for i := range into {
+		b, err := Alloc(bytes[i], false)
+		if err != nil {
+			for _, made := range into[:i] {
+				(*made).Free()
+			}
+			return err
+		}
+		*into[i] = b
+	}
+	return nil
+}
+
+// FreeEach frees every buffer (nil ones are ignored).
+func FreeEach(bufs ...*Buffer) {
+	for _, b := range bufs {
+		b.Free()
+	}
+}
