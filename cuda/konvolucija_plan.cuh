@@ -66,13 +66,13 @@ int compiled(const tc_konvolucija_plan &p) {
 
 // Whether best streams the plan's rows (conv_stream: 2-D float32, 5 x 5 masks and the 3 x 3 magnitude)
 bool streamed(const tc_konvolucija_plan &p) {
-    return p.dim == 2 && p.pixel == TC_PIXEL_FLOAT32 && compiled(p) == (p.magnitude ? 3 : 5);
+    return p.dim == 2 && p.pixel == TC_FLOAT32 && compiled(p) == (p.magnitude ? 3 : 5);
 }
 
 // best's patch in shared memory, bytes (none where it streams)
 size_t best_patch(const tc_konvolucija_plan &p) {
     if (streamed(p)) return 0;
-    if (p.pixel == TC_PIXEL_UINT8) return size_t(kU8Rows + p.mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
+    if (p.pixel == TC_UINT8) return size_t(kU8Rows + p.mask_h - 1) * size_t(kU8Cols + 2 * kU8Margin);
     if (p.dim == 1) return sizeof(float) * size_t(kBest1D + 2 * margin(p.mask_w / 2));
     return sizeof(float) * size_t(best_rows(compiled(p), p.magnitude) + p.mask_h - 1) * size_t(kBestCols + 2 * margin(p.mask_w / 2));
 }
@@ -95,8 +95,8 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (r->border != TC_BORDER_ZERO && r->border != TC_BORDER_REPLICATE) return TC_BAD_ARGUMENT;
     if (r->magnitude && (one_d || r->mask_w != r->mask_h)) return TC_BAD_ARGUMENT;  // a square mask and its transpose
     if (r->magnitude && p.variant != VBEST) return TC_OUTSIDE_DOMAIN;
-    if (r->pixel != TC_PIXEL_FLOAT32 && r->pixel != TC_PIXEL_UINT8) return TC_BAD_ARGUMENT;
-    const bool u8 = r->pixel == TC_PIXEL_UINT8;
+    if (r->pixel != TC_FLOAT32 && r->pixel != TC_UINT8) return TC_BAD_ARGUMENT;
+    const bool u8 = r->pixel == TC_UINT8;
     if (p.variant == VNPP) {
         if (one_d || u8 || r->magnitude || r->border != TC_BORDER_REPLICATE || int64_t(r->width) * 4 > INT32_MAX)
             return TC_OUTSIDE_DOMAIN;
@@ -150,7 +150,7 @@ Taps<N> taps_of(const tc_konvolucija_plan &p) {
 }
 
 extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
-    if (!p || !in || !out || p->launch.n < 1 || p->pixel != TC_PIXEL_UINT8 || p->launch.variant != VBEST ||
+    if (!p || !in || !out || p->launch.n < 1 || p->pixel != TC_UINT8 || p->launch.variant != VBEST ||
         (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7) || p->mask_h != p->mask_w)
         return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), 1);
@@ -180,7 +180,7 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
                                         cudaStream_t s) {
     const bool best = p && p->launch.variant == VBEST;  // (best takes the plan's mask)
     if (!p || !in || (!mask && !best) || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
-    if (p->pixel != TC_PIXEL_FLOAT32) return TC_BAD_ARGUMENT;
+    if (p->pixel != TC_FLOAT32) return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), unsigned(p->block_y));
     const Shape shape = shape_of(*p);
     if (p->launch.variant == VC || p->launch.variant == VT)  // the mask to constant memory, in stream order

@@ -151,14 +151,14 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
 
 // Calls f(tc::Tag<T>, Op) for the plan's type and operator: int32 sums on uint32 (wrapping).
 template <typename F>
-tc_status dispatch(tc_prefiks_type type, tc_prefiks_op op, F &&f) {
-    if (type == TC_SCAN_FLOAT32) {
-        if (op == TC_SCAN_MAX) return f(tc::Tag<float>{}, tc::Max{});
-        if (op == TC_SCAN_MIN) return f(tc::Tag<float>{}, tc::Min{});
+tc_status dispatch(tc_dtype type, tc_op op, F &&f) {
+    if (type == TC_FLOAT32) {
+        if (op == TC_MAX) return f(tc::Tag<float>{}, tc::Max{});
+        if (op == TC_MIN) return f(tc::Tag<float>{}, tc::Min{});
         return f(tc::Tag<float>{}, tc::Sum{});
     }
-    if (op == TC_SCAN_MAX) return f(tc::Tag<int>{}, tc::Max{});
-    if (op == TC_SCAN_MIN) return f(tc::Tag<int>{}, tc::Min{});
+    if (op == TC_MAX) return f(tc::Tag<int>{}, tc::Max{});
+    if (op == TC_MIN) return f(tc::Tag<int>{}, tc::Min{});
     return f(tc::Tag<uint32_t>{}, tc::Sum{});
 }
 
@@ -231,7 +231,7 @@ extern "C" const tc_program *tc_prefiks_program(void) { return &program; }
 
 extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_device *dev, tc_prefiks_plan *out) {
     TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
-    if (r->op < TC_SCAN_SUM || r->op > TC_SCAN_MIN || r->type < TC_SCAN_INT32 || r->type > TC_SCAN_FLOAT32)
+    if ((r->op != TC_SUM && r->op != TC_MIN && r->op != TC_MAX) || (r->type != TC_FLOAT32 && r->type != TC_INT32))
         return TC_BAD_ARGUMENT;
     tc_launch &p = out->launch;
     const int v = p.variant, t = p.threads;
@@ -394,7 +394,7 @@ extern "C" tc_status tc_prefiks_carry_in(const tc_prefiks_plan *p, const void *c
 
 extern "C" double tc_prefiks_tolerance(const tc_prefiks_plan *p, double prefix_abs) {
     if (!p) return NAN;
-    if (p->type == TC_SCAN_INT32 || p->op != TC_SCAN_SUM) return 0;
+    if (p->type == TC_INT32 || p->op != TC_SUM) return 0;
     const double h = double(p->depth), u = 0x1p-24;
     return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * prefix_abs;
 }

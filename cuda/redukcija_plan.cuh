@@ -19,58 +19,58 @@ cudaError_t cub_reduce(void *temp, size_t &bytes, const T *a, const T *b, Map ma
 
 enum { VRACE, VATOMIC, VB1, VB1D, VBM, VR0, VR1, VR2, VR3, VR4, VR5, VR6, VR7, VBEST, VCUB, VARIANTS };
 
-Map map_of(tc_redukcija_op op) { return op == TC_RED_NORM ? SQUARE : op == TC_RED_DOT ? PRODUCT : IDENTITY; }
-bool is_arg(tc_redukcija_op op) { return op == TC_RED_ARGMIN || op == TC_RED_ARGMAX; }
+Map map_of(tc_op op) { return op == TC_NORM ? SQUARE : op == TC_DOT ? PRODUCT : IDENTITY; }
+bool is_arg(tc_op op) { return op == TC_ARGMIN || op == TC_ARGMAX; }
 
 // Calls f(tc::Tag<T>, tc::Tag<A>, Op) for the type and operator. The lecture's accumulators: the input
 // type, int64 for int32 sums; best and cub also: float64 for float32 norms and dots, pairs for
 // arg operators.
 template <bool Beyond, typename F>
-tc_status dispatch(tc_redukcija_type type, tc_redukcija_op op, F &&f) {
-    const bool wide = Beyond && (op == TC_RED_NORM || op == TC_RED_DOT);
+tc_status dispatch(tc_dtype type, tc_op op, F &&f) {
+    const bool wide = Beyond && (op == TC_NORM || op == TC_DOT);
     switch (type) {
-    case TC_RED_FLOAT32:
+    case TC_FLOAT32:
         if constexpr (Beyond) {
-            if (op == TC_RED_ARGMIN) return f(tc::Tag<float>{}, tc::Tag<tc::KeyValue<float>>{}, tc::ArgMin{});
-            if (op == TC_RED_ARGMAX) return f(tc::Tag<float>{}, tc::Tag<tc::KeyValue<float>>{}, tc::ArgMax{});
+            if (op == TC_ARGMIN) return f(tc::Tag<float>{}, tc::Tag<tc::KeyValue<float>>{}, tc::ArgMin{});
+            if (op == TC_ARGMAX) return f(tc::Tag<float>{}, tc::Tag<tc::KeyValue<float>>{}, tc::ArgMax{});
             if (wide) return f(tc::Tag<float>{}, tc::Tag<double>{}, tc::Sum{});
         }
-        if (op == TC_RED_MIN) return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Min{});
-        if (op == TC_RED_MAX) return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Max{});
+        if (op == TC_MIN) return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Min{});
+        if (op == TC_MAX) return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Max{});
         return f(tc::Tag<float>{}, tc::Tag<float>{}, tc::Sum{});
-    case TC_RED_FLOAT64:
+    case TC_FLOAT64:
         if constexpr (Beyond) {
-            if (op == TC_RED_ARGMIN) return f(tc::Tag<double>{}, tc::Tag<tc::KeyValue<double>>{}, tc::ArgMin{});
-            if (op == TC_RED_ARGMAX) return f(tc::Tag<double>{}, tc::Tag<tc::KeyValue<double>>{}, tc::ArgMax{});
+            if (op == TC_ARGMIN) return f(tc::Tag<double>{}, tc::Tag<tc::KeyValue<double>>{}, tc::ArgMin{});
+            if (op == TC_ARGMAX) return f(tc::Tag<double>{}, tc::Tag<tc::KeyValue<double>>{}, tc::ArgMax{});
         }
-        if (op == TC_RED_MIN) return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Min{});
-        if (op == TC_RED_MAX) return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Max{});
+        if (op == TC_MIN) return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Min{});
+        if (op == TC_MAX) return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Max{});
         return f(tc::Tag<double>{}, tc::Tag<double>{}, tc::Sum{});
     default:
         if constexpr (Beyond) {
-            if (op == TC_RED_ARGMIN) return f(tc::Tag<int>{}, tc::Tag<tc::KeyValue<int>>{}, tc::ArgMin{});
-            if (op == TC_RED_ARGMAX) return f(tc::Tag<int>{}, tc::Tag<tc::KeyValue<int>>{}, tc::ArgMax{});
+            if (op == TC_ARGMIN) return f(tc::Tag<int>{}, tc::Tag<tc::KeyValue<int>>{}, tc::ArgMin{});
+            if (op == TC_ARGMAX) return f(tc::Tag<int>{}, tc::Tag<tc::KeyValue<int>>{}, tc::ArgMax{});
         }
-        if (op == TC_RED_MIN) return f(tc::Tag<int>{}, tc::Tag<int>{}, tc::Min{});
-        if (op == TC_RED_MAX) return f(tc::Tag<int>{}, tc::Tag<int>{}, tc::Max{});
+        if (op == TC_MIN) return f(tc::Tag<int>{}, tc::Tag<int>{}, tc::Min{});
+        if (op == TC_MAX) return f(tc::Tag<int>{}, tc::Tag<int>{}, tc::Max{});
         return f(tc::Tag<int>{}, tc::Tag<int64_t>{}, tc::Sum{});
     }
 }
 
-// What a variant's accumulator is, for the host's decoding: 0 float, 1 double, 2 int64, 3 int32.
-int accumulator_of(int v, tc_redukcija_type type, tc_redukcija_op op) {
+// What a variant's accumulator is, for the host's decoding.
+tc_dtype accumulator_of(int v, tc_dtype type, tc_op op) {
     const bool beyond = v == VBEST || v == VCUB;
-    if (type == TC_RED_FLOAT64) return 1;
-    if (type == TC_RED_FLOAT32) return beyond && (op == TC_RED_NORM || op == TC_RED_DOT) ? 1 : 0;
-    return (op == TC_RED_MIN || op == TC_RED_MAX || is_arg(op)) ? 3 : 2;
+    if (type == TC_FLOAT64) return TC_FLOAT64;
+    if (type == TC_FLOAT32) return beyond && (op == TC_NORM || op == TC_DOT) ? TC_FLOAT64 : TC_FLOAT32;
+    return (op == TC_MIN || op == TC_MAX || is_arg(op)) ? TC_INT32 : TC_INT64;
 }
-size_t accumulator_bytes(int acc) { return acc == 0 || acc == 3 ? 4 : 8; }
+size_t accumulator_bytes(tc_dtype acc) { return acc == TC_FLOAT32 || acc == TC_INT32 ? 4 : 8; }
 
 // best's element map as a template argument: calls f(tc::MapTag<M>) with map_of(op), only for
 // the combinations dispatch<true> makes (maps other than x on sums alone; float32 norms and dots
 // accumulate in float64, so a float32 sum in float64 is never x and one in float32 never x^2, x*y).
 template <typename T, typename A, typename Op, typename F>
-tc_status with_map(tc_redukcija_op op, F &&f) {
+tc_status with_map(tc_op op, F &&f) {
     constexpr bool sum = cuda::std::is_same<Op, tc::Sum>::value, plain32 = cuda::std::is_same<A, float>::value;
     constexpr bool wide32 = cuda::std::is_same<T, float>::value && cuda::std::is_same<A, double>::value;
     switch (map_of(op)) {
@@ -278,7 +278,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     if (!r) return TC_BAD_ARGUMENT;
     const int v = r->base.variant;
     TC_TRY_STATUS(tc::begin_plan(program, r, dev, 256, out));
-    if (r->op < TC_RED_SUM || r->op > TC_RED_ARGMAX || r->type < TC_RED_FLOAT32 || r->type > TC_RED_INT32)
+    if (r->op < TC_SUM || r->op > TC_ARGMAX || r->type < TC_FLOAT32 || r->type > TC_INT32)
         return TC_BAD_ARGUMENT;
     tc_launch &p = out->launch;
     out->device = *dev;
@@ -286,10 +286,10 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     out->type = r->type;
     out->accumulator = accumulator_of(v, r->type, r->op);
     const int64_t n = p.n;
-    const size_t element = r->type == TC_RED_FLOAT64 ? 8 : 4, acc = accumulator_bytes(out->accumulator);
+    const size_t element = r->type == TC_FLOAT64 ? 8 : 4, acc = accumulator_bytes(out->accumulator);
     const int threads = p.threads, tree = tc::ceil_log2(threads);
     p.out_count = 1;
-    p.bytes_moved = double(element) * double(n) * (r->op == TC_RED_DOT ? 2 : 1);
+    p.bytes_moved = double(element) * double(n) * (r->op == TC_DOT ? 2 : 1);
     if (is_arg(r->op) && v != VBEST && v != VCUB) return TC_OUTSIDE_DOMAIN;
     out->passes = 1;
     switch (v) {
@@ -362,7 +362,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
 
 extern "C" tc_status tc_redukcija_run(const tc_redukcija_plan *p, const void *a, const void *b, void *out,
                                       void *scratch, cudaStream_t s) {
-    if (!p || !a || !out || (p->op == TC_RED_DOT && !b) || (p->launch.scratch_bytes > 0 && !scratch))
+    if (!p || !a || !out || (p->op == TC_DOT && !b) || (p->launch.scratch_bytes > 0 && !scratch))
         return TC_BAD_ARGUMENT;
     const int v = p->launch.variant;
     if (v < 0 || v >= VARIANTS || p->launch.n < 1) return TC_BAD_ARGUMENT;
@@ -409,20 +409,20 @@ extern "C" tc_status tc_redukcija_finish(const tc_redukcija_plan *p, const void 
     r->exact = 0;
     const bool arg = is_arg(p->op);
     switch (p->accumulator) {
-    case 0: { float f; std::memcpy(&f, bytes, 4); r->value = f; break; }
-    case 1: { double d; std::memcpy(&d, bytes, 8); r->value = d; break; }
-    case 2: { int64_t i; std::memcpy(&i, bytes, 8); r->exact = i; r->value = double(i); break; }
+    case TC_FLOAT32: { float f; std::memcpy(&f, bytes, 4); r->value = f; break; }
+    case TC_FLOAT64: { double d; std::memcpy(&d, bytes, 8); r->value = d; break; }
+    case TC_INT64: { int64_t i; std::memcpy(&i, bytes, 8); r->exact = i; r->value = double(i); break; }
     default: { int32_t i; std::memcpy(&i, bytes, 4); r->exact = i; r->value = double(i); break; }
     }
     if (arg) {
         // a KeyValue<T>: the value at offset 0 in T, the index at offset 8
-        if (p->type == TC_RED_FLOAT32) { float f; std::memcpy(&f, bytes, 4); r->value = f; }
-        else if (p->type == TC_RED_FLOAT64) { double d; std::memcpy(&d, bytes, 8); r->value = d; }
+        if (p->type == TC_FLOAT32) { float f; std::memcpy(&f, bytes, 4); r->value = f; }
+        else if (p->type == TC_FLOAT64) { double d; std::memcpy(&d, bytes, 8); r->value = d; }
         else { int32_t i; std::memcpy(&i, bytes, 4); r->value = i; r->exact = i; }
         std::memcpy(&r->index, bytes + 8, 8);
     }
-    if (p->op == TC_RED_MEAN) r->value /= double(p->launch.n);
-    if (p->op == TC_RED_NORM) r->value = std::sqrt(r->value);
+    if (p->op == TC_MEAN) r->value /= double(p->launch.n);
+    if (p->op == TC_NORM) r->value = std::sqrt(r->value);
     return TC_OK;
 }
 
@@ -452,11 +452,11 @@ extern "C" tc_status tc_redukcija_combine(const tc_redukcija_plan *p, const void
 // (integers, min, max, arg) have bound 0.
 extern "C" double tc_redukcija_tolerance(const tc_redukcija_plan *p, double sum_abs) {
     if (!p) return NAN;
-    if (p->op == TC_RED_MIN || p->op == TC_RED_MAX || is_arg(p->op) || p->type == TC_RED_INT32) return 0;
-    const double u = p->accumulator == 0 ? 0x1p-24 : 0x1p-53;
-    const bool exact_products = p->type == TC_RED_FLOAT32 && p->accumulator == 1;
-    const double h = double(p->depth) + (p->op == TC_RED_NORM || p->op == TC_RED_DOT ? (exact_products ? 0 : 1) : 0);
+    if (p->op == TC_MIN || p->op == TC_MAX || is_arg(p->op) || p->type == TC_INT32) return 0;
+    const double u = p->accumulator == TC_FLOAT32 ? 0x1p-24 : 0x1p-53;
+    const bool exact_products = p->type == TC_FLOAT32 && p->accumulator == TC_FLOAT64;
+    const double h = double(p->depth) + (p->op == TC_NORM || p->op == TC_DOT ? (exact_products ? 0 : 1) : 0);
     // float32 atomic adds flush subnormal operands and results to zero: less than 2^-126 each
-    const double flushed = p->launch.variant == VATOMIC && p->accumulator == 0 ? double(p->launch.n) * 0x1p-126 : 0;
+    const double flushed = p->launch.variant == VATOMIC && p->accumulator == TC_FLOAT32 ? double(p->launch.n) * 0x1p-126 : 0;
     return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * sum_abs + flushed;
 }

@@ -22,12 +22,12 @@ namespace {
 
 // ---- keys to ordered words and back ----------------------------------------------------------
 
-__device__ __forceinline__ uint32_t to_ordered(uint32_t bits, tc_key_type type, bool descending) {
+__device__ __forceinline__ uint32_t to_ordered(uint32_t bits, tc_dtype type, bool descending) {
     uint32_t key;
-    if (type == TC_KEY_FLOAT32) {
+    if (type == TC_FLOAT32) {
         if ((bits & 0x7fffffffu) > 0x7f800000u) key = 0xffffffffu;  // every NaN: after +Inf
         else key = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-    } else if (type == TC_KEY_INT32) {
+    } else if (type == TC_INT32) {
         key = bits ^ 0x80000000u;
     } else {
         key = bits;
@@ -35,10 +35,10 @@ __device__ __forceinline__ uint32_t to_ordered(uint32_t bits, tc_key_type type, 
     return descending ? ~key : key;
 }
 
-__device__ __forceinline__ uint32_t from_ordered(uint32_t key, tc_key_type type, bool descending) {
+__device__ __forceinline__ uint32_t from_ordered(uint32_t key, tc_dtype type, bool descending) {
     if (descending) key = ~key;
-    if (type == TC_KEY_FLOAT32) return (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;  // NaN -> 0x7fffffff
-    if (type == TC_KEY_INT32) return key ^ 0x80000000u;
+    if (type == TC_FLOAT32) return (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;  // NaN -> 0x7fffffff
+    if (type == TC_INT32) return key ^ 0x80000000u;
     return key;
 }
 
@@ -50,7 +50,7 @@ struct Io {
     uint32_t *values_out;
     int64_t n, padded;  // each array's length and its padded length (a power of two)
     int log_padded;
-    tc_key_type type;
+    tc_dtype type;
     bool descending;
 
     // Array b's part: its keys and values from its first element (null values stay null).

@@ -120,7 +120,7 @@ __global__ void canonical_nans(const uint32_t *in, uint32_t *out, int64_t items)
 // best orders them), and mapped back (every NaN the canonical one).
 __global__ void float_words(const uint32_t *in, uint32_t *out, int64_t items, bool back) {
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < items; i += int64_t(gridDim.x) * blockDim.x)
-        out[i] = back ? from_ordered(in[i], TC_KEY_FLOAT32, false) : to_ordered(in[i], TC_KEY_FLOAT32, false);
+        out[i] = back ? from_ordered(in[i], TC_FLOAT32, false) : to_ordered(in[i], TC_FLOAT32, false);
 }
 
 unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4096 ? tc::ceil_div(items, 256) : 4096); }
@@ -211,19 +211,19 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     return out->pairs ? dry_run<uint64_t>(*out, *dev) : dry_run<uint32_t>(*out, *dev);
 }
 
-extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type, int descending, const void *keys_in,
+extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_dtype type, int descending, const void *keys_in,
                                      const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
                                      cudaStream_t s) {
     if (!p || !keys_in || !keys_out || !scratch || (p->pairs && !values_out) || p->padded < 1 || p->batch < 1)
         return TC_BAD_ARGUMENT;
-    if (type != TC_KEY_FLOAT32 && type != TC_KEY_INT32 && type != TC_KEY_UINT32) return TC_BAD_ARGUMENT;
+    if (type != TC_FLOAT32 && type != TC_INT32 && type != TC_UINT32) return TC_BAD_ARGUMENT;
     const int64_t items = p->launch.items;
     if (p->launch.variant == VCUB) {
         const size_t words = tc::align256(sizeof(uint32_t) * size_t(items));
         size_t temp = p->launch.scratch_bytes - words - (p->pairs ? words : 0);
         unsigned char *after = static_cast<unsigned char *>(scratch) + temp;
-        const bool as_words = type == TC_KEY_FLOAT32 && p->batch > 1;  // (float_words)
-        if (type == TC_KEY_FLOAT32) {
+        const bool as_words = type == TC_FLOAT32 && p->batch > 1;  // (float_words)
+        if (type == TC_FLOAT32) {
             uint32_t *canonical = reinterpret_cast<uint32_t *>(after);
             if (as_words)
                 float_words<<<copy_grid(items), 256, 0, s>>>(static_cast<const uint32_t *>(keys_in), canonical, items, false);
@@ -238,12 +238,12 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_key_type type
             TC_LAUNCHED();
             values_in = iota;
         }
-        switch (as_words ? TC_KEY_UINT32 : type) {
-        case TC_KEY_FLOAT32:
+        switch (as_words ? TC_UINT32 : type) {
+        case TC_FLOAT32:
             TC_TRY(cub_sort(scratch, temp, *p, descending, static_cast<const float *>(keys_in), static_cast<float *>(keys_out),
                             values_in, values_out, s));
             break;
-        case TC_KEY_INT32:
+        case TC_INT32:
             TC_TRY(cub_sort(scratch, temp, *p, descending, static_cast<const int *>(keys_in), static_cast<int *>(keys_out),
                             values_in, values_out, s));
             break;

@@ -92,7 +92,7 @@ bool check(int v, int dim, const Image &im, const Mask &m, tc_border border, int
         threads = 0;
     }
     const tc_konvolucija_request r{{v, int64_t(im.w) * im.h, threads, 0}, dim, im.w, im.h, m.w, m.h, border, magnitude,
-                                   TC_PIXEL_FLOAT32, m.wt.data()};
+                                   TC_FLOAT32, m.wt.data()};
     const tc_status st = tc_konvolucija_make_plan(&r, &d, &p);
     if (st == TC_OUTSIDE_DOMAIN || st == TC_UNAVAILABLE) return false;  // (npp: Konvolucija.Npp says so)
     const std::string what = std::string(tc_variant_at(kProgram, v)->name) + " dim=" + std::to_string(dim) + " " +
@@ -185,7 +185,7 @@ TEST(Konvolucija, BestMagnitudeAndMisalignedViews) {
     const tc_device d = device();
     tc_konvolucija_plan p;
     const tc_konvolucija_request r{{tc_variant_find(kProgram, "t"), 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_ZERO, 1,
-                                   TC_PIXEL_FLOAT32, kOnes.data()};
+                                   TC_FLOAT32, kOnes.data()};
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&r, &d, &p));
 }
 
@@ -246,7 +246,7 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     tc_konvolucija_plan p;
     const auto plan = [&](int dim, int w, int h, int mw, int mh, int threads = 256) {
         const tc_konvolucija_request r{{0, int64_t(w) * h, threads, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0,
-                                       TC_PIXEL_FLOAT32, kOnes.data()};
+                                       TC_FLOAT32, kOnes.data()};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     EXPECT_EQ(TC_OK, plan(2, 100, 50, 31, 31));
@@ -263,7 +263,7 @@ TEST(Konvolucija, DomainsWithoutGPU) {
     EXPECT_EQ(p.grid_y, 97);
     const auto best = [&](int dim, int w, int h, int mw, int mh, int magnitude) {
         const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, magnitude,
-                                       TC_PIXEL_FLOAT32, kOnes.data()};
+                                       TC_FLOAT32, kOnes.data()};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     ASSERT_EQ(TC_OK, best(2, 8192, 8192, 3, 3, 0));
@@ -296,7 +296,7 @@ TEST(Konvolucija, ThePlanKeepsTheMask) {
     tc_konvolucija_plan p;
     std::fill(reinterpret_cast<unsigned char *>(&p), reinterpret_cast<unsigned char *>(&p + 1), 0xff);
     tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), 100 * 50, 0, 0}, 2, 100, 50, 5, 3, TC_BORDER_ZERO, 0,
-                             TC_PIXEL_FLOAT32, m.data()};
+                             TC_FLOAT32, m.data()};
     ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
     m.assign(m.size(), 7.0f);  // the caller's copy may change after the plan
     const std::vector<float> want = random_mask(5, 3, 11).wt;
@@ -317,7 +317,7 @@ TEST(Konvolucija, LaunchesAsPlanned) {
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {
         tc_konvolucija_plan p;
         const tc_konvolucija_request r{{v, 1000 * 300, 0, 0}, 2, 1000, 300, 5, 5, TC_BORDER_REPLICATE, 0,
-                                       TC_PIXEL_FLOAT32, kOnes.data()};
+                                       TC_FLOAT32, kOnes.data()};
         const tc_status st = tc_konvolucija_make_plan(&r, &d, &p);
         if (st == TC_UNAVAILABLE) continue;  // (npp where NPP is not installed)
         ASSERT_EQ(TC_OK, st);
@@ -331,7 +331,7 @@ TEST(Konvolucija, LaunchesAsPlanned) {
             const std::vector<float> m(size_t(k) * k, box ? 1.0f / float(k * k) : 1.0f);
             tc_konvolucija_plan p;
             const tc_konvolucija_request r{{tc_variant_find(kProgram, "best"), 1024 * 300, 0, 0}, 2, 1024, 300, k, k,
-                                           TC_BORDER_REPLICATE, 0, TC_PIXEL_UINT8, m.data()};
+                                           TC_BORDER_REPLICATE, 0, TC_UINT8, m.data()};
             ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
             DeviceBuffer<uint8_t> in(1024 * 300), out(1024 * 300);
             expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) { return tc_konvolucija_run_u8(&p, in.ptr, out.ptr, s); },
@@ -356,7 +356,7 @@ TEST(Konvolucija, BestUint8Images) {
         for (auto &p : px) p = uint8_t(rng());
         tc_konvolucija_plan p;
         const tc_konvolucija_request r{{best, int64_t(s.w) * s.h, 0, 0}, 2, s.w, s.h, k, k, b, magnitude,
-                                       TC_PIXEL_UINT8, m.wt.data()};
+                                       TC_UINT8, m.wt.data()};
         ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
         DeviceBuffer<uint8_t> din(px.size() + 4), dout(px.size() + 4);
         din.upload(px, size_t(shift));
@@ -415,7 +415,7 @@ TEST(Konvolucija, BestUint8Images) {
     // the domain: best only, 2-D, square masks of 3, 5, 7; each run function refuses the other's plans
     tc_konvolucija_plan p;
     const auto plan = [&](int v, int dim, int w, int h, int mw, int mh) {
-        const tc_konvolucija_request r{{v, int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0, TC_PIXEL_UINT8, kOnes.data()};
+        const tc_konvolucija_request r{{v, int64_t(w) * h, 0, 0}, dim, w, h, mw, mh, TC_BORDER_ZERO, 0, TC_UINT8, kOnes.data()};
         return tc_konvolucija_make_plan(&r, &d, &p);
     };
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(tc_variant_find(kProgram, "t"), 2, 64, 64, 3, 3));
@@ -430,7 +430,7 @@ TEST(Konvolucija, BestUint8Images) {
     DeviceBuffer<uint8_t> u(16);
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run(&p, f.ptr, f.ptr, f.ptr, nullptr));
     tc_konvolucija_plan fp;
-    const tc_konvolucija_request fr{{best, 16, 0, 0}, 2, 4, 4, 3, 3, TC_BORDER_ZERO, 0, TC_PIXEL_FLOAT32, kOnes.data()};
+    const tc_konvolucija_request fr{{best, 16, 0, 0}, 2, 4, 4, 3, 3, TC_BORDER_ZERO, 0, TC_FLOAT32, kOnes.data()};
     ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&fr, &d, &fp));
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_konvolucija_run_u8(&fp, u.ptr, u.ptr, nullptr));
 }
@@ -443,11 +443,11 @@ TEST(Konvolucija, Npp) {
     const int v = tc_variant_find(kProgram, "npp");
     ASSERT_GE(v, 0);
     tc_konvolucija_plan p;
-    const tc_konvolucija_request zero{{v, 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_ZERO, 0, TC_PIXEL_FLOAT32, kOnes.data()};
+    const tc_konvolucija_request zero{{v, 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_ZERO, 0, TC_FLOAT32, kOnes.data()};
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&zero, &fake, &p));
-    const tc_konvolucija_request one_d{{v, 100, 0, 0}, 1, 100, 1, 3, 1, TC_BORDER_REPLICATE, 0, TC_PIXEL_FLOAT32, kOnes.data()};
+    const tc_konvolucija_request one_d{{v, 100, 0, 0}, 1, 100, 1, 3, 1, TC_BORDER_REPLICATE, 0, TC_FLOAT32, kOnes.data()};
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&one_d, &fake, &p));
-    const tc_konvolucija_request replicate{{v, 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_REPLICATE, 0, TC_PIXEL_FLOAT32,
+    const tc_konvolucija_request replicate{{v, 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_REPLICATE, 0, TC_FLOAT32,
                                            kOnes.data()};
     const tc_status st = tc_konvolucija_make_plan(&replicate, &fake, &p);
     if (st == TC_UNAVAILABLE) GTEST_SKIP() << "NPP is not installed here (libnppif.so.13, or TECAJ_NPPIF)";

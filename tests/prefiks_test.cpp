@@ -15,12 +15,12 @@ const tc_program *const kProgram = tc_prefiks_program();
 const bool registered = register_program(kProgram);
 
 int find(const char *name) { return tc_variant_find(kProgram, name); }
-const char *const kOps[] = {"sum", "max", "min"};
+const char *const kOps[] = {"sum", "min", "max"};  // (by tc_op)
 
 struct Case {
     int variant;
-    tc_prefiks_op op = TC_SCAN_SUM;
-    tc_prefiks_type type = TC_SCAN_FLOAT32;
+    tc_op op = TC_SUM;
+    tc_dtype type = TC_FLOAT32;
     bool exclusive = false;
     int threads = 0;
     int shift = 0;  // elements (and flags) from a view this far into its allocation: misaligned
@@ -28,7 +28,7 @@ struct Case {
 
 std::string describe(const Case &c, int64_t n, bool segmented) {
     return std::string(tc_variant_at(kProgram, c.variant)->name) + " " + kOps[c.op] +
-           (c.type == TC_SCAN_INT32 ? " int32" : " float32") + (c.exclusive ? " exclusive" : " inclusive") +
+           (c.type == TC_INT32 ? " int32" : " float32") + (c.exclusive ? " exclusive" : " inclusive") +
            (segmented ? " segmented" : "") + " n=" + std::to_string(n) + " threads=" + std::to_string(c.threads) +
            (c.shift ? " shifted by " + std::to_string(c.shift) : "");
 }
@@ -55,8 +55,8 @@ void reference(const Case &c, const std::vector<uint32_t> &in, const std::vector
     uint32_t acc_i = 0;
     const auto reset = [&] {
         abs = 0;
-        if (c.type == TC_SCAN_FLOAT32) acc_f = c.op == TC_SCAN_SUM ? 0.0L : c.op == TC_SCAN_MAX ? -INFINITY : INFINITY;
-        else acc_i = c.op == TC_SCAN_SUM ? 0u : c.op == TC_SCAN_MAX ? 0x80000000u : 0x7fffffffu;
+        if (c.type == TC_FLOAT32) acc_f = c.op == TC_SUM ? 0.0L : c.op == TC_MAX ? -INFINITY : INFINITY;
+        else acc_i = c.op == TC_SUM ? 0u : c.op == TC_MAX ? 0x80000000u : 0x7fffffffu;
     };
     reset();
     for (size_t i = 0; i < n; ++i) {
@@ -67,15 +67,15 @@ void reference(const Case &c, const std::vector<uint32_t> &in, const std::vector
             prefix_abs[i] = double(abs);
         };
         if (c.exclusive) record();
-        if (c.type == TC_SCAN_FLOAT32) {
+        if (c.type == TC_FLOAT32) {
             const long double x = float_of(in[i]);
-            if (c.op == TC_SCAN_SUM) acc_f += x;
+            if (c.op == TC_SUM) acc_f += x;
             else if (std::isnan(double(acc_f)) || std::isnan(double(x))) acc_f = NAN;
-            else acc_f = c.op == TC_SCAN_MAX ? std::max(acc_f, x) : std::min(acc_f, x);
+            else acc_f = c.op == TC_MAX ? std::max(acc_f, x) : std::min(acc_f, x);
             abs += std::fabs(x);
         } else {
             const int32_t x = int32_t(in[i]), a = int32_t(acc_i);
-            acc_i = c.op == TC_SCAN_SUM ? acc_i + in[i] : uint32_t(c.op == TC_SCAN_MAX ? std::max(a, x) : std::min(a, x));
+            acc_i = c.op == TC_SUM ? acc_i + in[i] : uint32_t(c.op == TC_MAX ? std::max(a, x) : std::min(a, x));
         }
         if (!c.exclusive) record();
     }
@@ -114,8 +114,8 @@ bool check(const Case &c, const std::vector<uint32_t> &in, const std::vector<uin
     for (int64_t i = 0; i < n && bad < 3; ++i) {
         std::string why;
         if (got[0][i] == poisons[0] && got[1][i] == poisons[1]) why = "unwritten";
-        else if (c.type == TC_SCAN_INT32 && got[0][i] != want_i[i]) why = "differs";
-        else if (c.type == TC_SCAN_FLOAT32) {
+        else if (c.type == TC_INT32 && got[0][i] != want_i[i]) why = "differs";
+        else if (c.type == TC_FLOAT32) {
             const double g = float_of(got[0][i]), w = want_f[i];
             const double tol = tc_prefiks_tolerance(&p, prefix_abs[i]);
             const bool ok = std::isnan(w) ? std::isnan(g) : (g == w || std::fabs(g - w) <= tol);
@@ -124,17 +124,17 @@ bool check(const Case &c, const std::vector<uint32_t> &in, const std::vector<uin
         if (!why.empty()) {
             ++bad;
             ADD_FAILURE() << what << " position " << i << ": " << why << ": got " << std::hex << got[0][i] << " want "
-                          << (c.type == TC_SCAN_INT32 ? want_i[i] : bits_of(float(want_f[i])));
+                          << (c.type == TC_INT32 ? want_i[i] : bits_of(float(want_f[i])));
         }
     }
     return true;
 }
 
-std::vector<uint32_t> random_values(int64_t n, tc_prefiks_type type, uint64_t seed) {
+std::vector<uint32_t> random_values(int64_t n, tc_dtype type, uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<uint32_t> v(n);
     for (auto &x : v)
-        x = type == TC_SCAN_FLOAT32 ? bits_of(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng))
+        x = type == TC_FLOAT32 ? bits_of(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng))
                                     : uint32_t(int32_t(rng() % 2001) - 1000);
     return v;
 }
@@ -155,13 +155,13 @@ TEST(Prefiks, EveryVariantOperatorTypeAndSize) {
     REQUIRE_GPU();
     uint64_t seed = 1;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (int type : {TC_SCAN_INT32, TC_SCAN_FLOAT32})
+        for (int type : {TC_INT32, TC_FLOAT32})
             for (int op = 0; op < 3; ++op)
                 for (bool excl : {false, true})
                     for (int64_t n : scan_sizes())
                         for (int threads : {32, 256, 1024}) {
                             if (threads != 256 && n > 70000) continue;
-                            Case c{v, tc_prefiks_op(op), tc_prefiks_type(type), excl, threads};
+                            Case c{v, tc_op(op), tc_dtype(type), excl, threads};
                             const auto in = random_values(n, c.type, ++seed);
                             const bool seg = v == find("seg");
                             check(c, in, seg ? random_flags(n, 50, seed) : std::vector<uint8_t>{});
@@ -174,7 +174,7 @@ TEST(Prefiks, SegmentsOfEveryShape) {
     for (int v : {find("seg"), find("best"), find("cub")})
         for (bool excl : {false, true})
             for (int64_t n : up_to_max_n({1, 33, 1025, 4097, 65537, (1 << 20) + 3})) {
-                Case c{v, TC_SCAN_SUM, TC_SCAN_INT32, excl, 256};
+                Case c{v, TC_SUM, TC_INT32, excl, 256};
                 const auto in = random_values(n, c.type, uint64_t(n));
                 check(c, in, std::vector<uint8_t>(n, 1));                   // every element its own segment
                 std::vector<uint8_t> one(n, 0);
@@ -183,8 +183,8 @@ TEST(Prefiks, SegmentsOfEveryShape) {
                 check(c, in, one);                                          // a flag at the last position
                 check(c, in, random_flags(n, 3000, uint64_t(n + 1)));       // crossing tiles and blocks
                 check(c, in, random_flags(n, 50000, uint64_t(n + 4)));      // many tiles long: look-backs
-                c.type = TC_SCAN_FLOAT32;
-                c.op = TC_SCAN_MAX;
+                c.type = TC_FLOAT32;
+                c.op = TC_MAX;
                 check(c, random_values(n, c.type, uint64_t(n + 2)), random_flags(n, 700, uint64_t(n + 3)));
             }
 }
@@ -192,16 +192,16 @@ TEST(Prefiks, SegmentsOfEveryShape) {
 TEST(Prefiks, NanAndInfStayInTheirSegment) {
     REQUIRE_GPU();
     const int64_t n = 5000;
-    auto in = random_values(n, TC_SCAN_FLOAT32, 5);
+    auto in = random_values(n, TC_FLOAT32, 5);
     std::vector<uint8_t> flags(n, 0);
     flags[1000] = flags[2000] = flags[3000] = 1;
     in[1500] = bits_of(NAN);
     in[2500] = bits_of(INFINITY);
     for (int v : {find("seg"), find("best"), find("cub")})
         for (int op = 0; op < 3; ++op)
-            for (bool excl : {false, true}) check(Case{v, tc_prefiks_op(op), TC_SCAN_FLOAT32, excl, 256}, in, flags);
+            for (bool excl : {false, true}) check(Case{v, tc_op(op), TC_FLOAT32, excl, 256}, in, flags);
     for (int v : {find("grid"), find("co"), find("best"), find("cub")})  // plain: from the NaN's position onward
-        for (int op = 0; op < 3; ++op) check(Case{v, tc_prefiks_op(op), TC_SCAN_FLOAT32, false, 256}, in, {});
+        for (int op = 0; op < 3; ++op) check(Case{v, tc_op(op), TC_FLOAT32, false, 256}, in, {});
 }
 
 TEST(Prefiks, Int32SumsWrapLikeTheReference) {
@@ -209,8 +209,8 @@ TEST(Prefiks, Int32SumsWrapLikeTheReference) {
     std::vector<uint32_t> in(70001, 0x7ffffff0u);
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (bool excl : {false, true})
-            check(Case{v, TC_SCAN_SUM, TC_SCAN_INT32, excl, 256}, in, v == find("seg") ? random_flags(70001, 9000, 3) : std::vector<uint8_t>{});
-    check(Case{find("best"), TC_SCAN_SUM, TC_SCAN_INT32, false, 256}, in, random_flags(70001, 9000, 3));
+            check(Case{v, TC_SUM, TC_INT32, excl, 256}, in, v == find("seg") ? random_flags(70001, 9000, 3) : std::vector<uint8_t>{});
+    check(Case{find("best"), TC_SUM, TC_INT32, false, 256}, in, random_flags(70001, 9000, 3));
 }
 
 // best's prefix of a tile is one fixed expression (a warp scan within its group of 32 tiles, a
@@ -226,25 +226,25 @@ TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
     const int best = find("best");
     for (int64_t n : up_to_max_n({4095, 4096, 4097, 7167, 7168, 7169, 8193, 3 * 4096 + 5, 32 * 7168, 32 * 7168 + 1, 32 * 8192,
                                    32 * 8192 + 1, (1 << 23) - 5, (1 << 23) + 16385})) {
-        const auto in = random_values(n, TC_SCAN_FLOAT32, uint64_t(n));
+        const auto in = random_values(n, TC_FLOAT32, uint64_t(n));
         for (int shift : {0, 1, 2}) {
-            check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0, shift}, in, {});
-            check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, true, 0, shift}, in, random_flags(n, 5000, uint64_t(n)));
-            check(Case{best, TC_SCAN_MAX, TC_SCAN_INT32, true, 0, shift}, random_values(n, TC_SCAN_INT32, uint64_t(n)), {});
+            check(Case{best, TC_SUM, TC_FLOAT32, false, 0, shift}, in, {});
+            check(Case{best, TC_SUM, TC_FLOAT32, true, 0, shift}, in, random_flags(n, 5000, uint64_t(n)));
+            check(Case{best, TC_MAX, TC_INT32, true, 0, shift}, random_values(n, TC_INT32, uint64_t(n)), {});
         }
     }
     for (int64_t n : up_to_max_n({(int64_t(1) << 28) + 1}))
-        check(Case{best, TC_SCAN_SUM, TC_SCAN_FLOAT32, false, 0}, random_values(n, TC_SCAN_FLOAT32, 28), {});
+        check(Case{best, TC_SUM, TC_FLOAT32, false, 0}, random_values(n, TC_FLOAT32, 28), {});
     for (int64_t n : up_to_max_n({(int64_t(1) << 23) - 5, int64_t(1) << 26}))
         for (bool seg : {false, true}) {
             const tc_device d = device();
             tc_prefiks_plan p;
-            const tc_prefiks_request r{{best, n, 0, 0}, TC_SCAN_SUM, TC_SCAN_FLOAT32, 0, seg};
+            const tc_prefiks_request r{{best, n, 0, 0}, TC_SUM, TC_FLOAT32, 0, seg};
             ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &p));
             DeviceBuffer<uint32_t> din(n), dout(n);
             DeviceBuffer<uint8_t> dflags(n);
             DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
-            din.upload(random_values(n, TC_SCAN_FLOAT32, uint64_t(n)));
+            din.upload(random_values(n, TC_FLOAT32, uint64_t(n)));
             dflags.upload(random_flags(n, 1000000, 7));
             std::vector<uint32_t> first;
             for (int rep = 0; rep < 20; ++rep) {
@@ -261,7 +261,7 @@ TEST(Prefiks, DomainsWithoutGPU) {
     const tc_device d = fake_device();
     tc_prefiks_plan p;
     const auto plan = [&](const char *v, int64_t n, bool seg, int threads = 256) {
-        const tc_prefiks_request r{{find(v), n, threads, 0}, TC_SCAN_SUM, TC_SCAN_FLOAT32, 0, seg};
+        const tc_prefiks_request r{{find(v), n, threads, 0}, TC_SUM, TC_FLOAT32, 0, seg};
         return tc_prefiks_make_plan(&r, &d, &p);
     };
     EXPECT_EQ(TC_OK, plan("hs", 256, false));
@@ -293,7 +293,7 @@ TEST(Prefiks, LaunchesAsPlanned) {
         for (int v = 0; v < tc_variant_count(kProgram); ++v)
             for (bool seg : {false, true}) {
                 tc_prefiks_plan p;
-                const tc_prefiks_request r{{v, n, 0, 0}, TC_SCAN_SUM, TC_SCAN_FLOAT32, 1, seg};
+                const tc_prefiks_request r{{v, n, 0, 0}, TC_SUM, TC_FLOAT32, 1, seg};
                 const tc_status st = tc_prefiks_make_plan(&r, &d, &p);
                 if (st == TC_OUTSIDE_DOMAIN) continue;
                 ASSERT_EQ(TC_OK, st);

@@ -24,29 +24,29 @@ const char *const kTypes[] = {"float32", "float64", "int32"};
 // Input vectors held as doubles (every float32 and int32 is exact in a double) and uploaded in
 // the request's type.
 struct Input {
-    tc_redukcija_type type;
+    tc_dtype type;
     std::vector<double> a, b;
 };
 
-Input random_input(tc_redukcija_type type, int64_t n, uint64_t seed, bool small_integers = false) {
+Input random_input(tc_dtype type, int64_t n, uint64_t seed, bool small_integers = false) {
     std::mt19937_64 rng(seed);
     Input in{type, std::vector<double>(n), std::vector<double>(n)};
     for (auto *v : {&in.a, &in.b})
         for (auto &x : *v) {
-            if (type == TC_RED_INT32) x = double(int(rng() % 2001) - 1000);
+            if (type == TC_INT32) x = double(int(rng() % 2001) - 1000);
             else if (small_integers) x = double(int(rng() % 5) - 2);
-            else if (type == TC_RED_FLOAT32) x = double(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng));
+            else if (type == TC_FLOAT32) x = double(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng));
             else x = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
         }
     return in;
 }
 
-std::vector<unsigned char> bytes_of(const std::vector<double> &v, tc_redukcija_type type) {
-    const size_t size = type == TC_RED_FLOAT64 ? 8 : 4;
+std::vector<unsigned char> bytes_of(const std::vector<double> &v, tc_dtype type) {
+    const size_t size = type == TC_FLOAT64 ? 8 : 4;
     std::vector<unsigned char> out(v.size() * size + 16);
     for (size_t i = 0; i < v.size(); ++i) {
-        if (type == TC_RED_FLOAT32) { const float f = float(v[i]); std::memcpy(&out[4 * i], &f, 4); }
-        else if (type == TC_RED_FLOAT64) std::memcpy(&out[8 * i], &v[i], 8);
+        if (type == TC_FLOAT32) { const float f = float(v[i]); std::memcpy(&out[4 * i], &f, 4); }
+        else if (type == TC_FLOAT64) std::memcpy(&out[8 * i], &v[i], 8);
         else { const int32_t x = int32_t(v[i]); std::memcpy(&out[4 * i], &x, 4); }
     }
     return out;
@@ -60,18 +60,18 @@ struct Reference {
     int64_t index = -1;    // argmin/argmax
 };
 
-Reference reference(const Input &in, tc_redukcija_op op) {
+Reference reference(const Input &in, tc_op op) {
     Reference r;
     long double c = 0;  // Neumaier's compensation
-    const bool less = op == TC_RED_MIN || op == TC_RED_ARGMIN;
+    const bool less = op == TC_MIN || op == TC_ARGMIN;
     r.extreme = less ? INFINITY : -INFINITY;
     const int64_t n = int64_t(in.a.size());
     for (int64_t i = 0; i < n; ++i) {
         const double x = in.a[i];
-        const long double m = op == TC_RED_NORM ? (long double)x * x : op == TC_RED_DOT ? (long double)x * in.b[i] : x;
-        if (in.type == TC_RED_INT32)
-            r.exact = int64_t(uint64_t(r.exact) + uint64_t(op == TC_RED_NORM ? int64_t(x) * int64_t(x)
-                                                          : op == TC_RED_DOT ? int64_t(x) * int64_t(in.b[i])
+        const long double m = op == TC_NORM ? (long double)x * x : op == TC_DOT ? (long double)x * in.b[i] : x;
+        if (in.type == TC_INT32)
+            r.exact = int64_t(uint64_t(r.exact) + uint64_t(op == TC_NORM ? int64_t(x) * int64_t(x)
+                                                          : op == TC_DOT ? int64_t(x) * int64_t(in.b[i])
                                                                              : int64_t(x)));
         const long double t = r.sum + m;
         c += std::fabs(r.sum) >= std::fabs(m) ? (r.sum - t) + m : (m - t) + r.sum;
@@ -93,7 +93,7 @@ struct Outcome {
     tc_redukcija_result result{};
 };
 
-Outcome run(int v, const Input &in, tc_redukcija_op op, int threads, int blocks = 0) {
+Outcome run(int v, const Input &in, tc_op op, int threads, int blocks = 0) {
     Outcome r;
     const int64_t n = int64_t(in.a.size());
     const tc_device d = device();
@@ -116,7 +116,7 @@ Outcome run(int v, const Input &in, tc_redukcija_op op, int threads, int blocks 
     return r;
 }
 
-std::string describe(int v, tc_redukcija_op op, tc_redukcija_type type, int64_t n, int threads) {
+std::string describe(int v, tc_op op, tc_dtype type, int64_t n, int threads) {
     return std::string(name_of(v)) + " " + kOps[op] + " " + kTypes[type] + " n=" + std::to_string(n) +
            " threads=" + std::to_string(threads);
 }
@@ -132,7 +132,7 @@ void expect_arg(const Outcome &r, const Input &in, const Reference &ref, const s
 }
 
 // Checks one run against the reference: exact where it must be, within the bound elsewhere.
-void check(int v, const Input &in, tc_redukcija_op op, int threads, int blocks = 0) {
+void check(int v, const Input &in, tc_op op, int threads, int blocks = 0) {
     const Outcome r = run(v, in, op, threads, blocks);
     if (r.refused || (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE)) return;
     const int64_t n = int64_t(in.a.size());
@@ -140,23 +140,23 @@ void check(int v, const Input &in, tc_redukcija_op op, int threads, int blocks =
     const std::string what = describe(v, op, in.type, n, threads);
     const double got = r.result.value;
     switch (op) {
-    case TC_RED_MIN: case TC_RED_MAX:
+    case TC_MIN: case TC_MAX:
         if (std::isnan(ref.extreme)) EXPECT_TRUE(std::isnan(got)) << what;
         else EXPECT_EQ(got, ref.extreme) << what;
         return;
-    case TC_RED_ARGMIN: case TC_RED_ARGMAX:
+    case TC_ARGMIN: case TC_ARGMAX:
         expect_arg(r, in, ref, what);
         return;
     default: break;
     }
-    if (in.type == TC_RED_INT32) {
+    if (in.type == TC_INT32) {
         EXPECT_EQ(r.result.exact, ref.exact) << what;
         return;
     }
     const double tol = tc_redukcija_tolerance(&r.plan, ref.sum_abs) + 0x1p-60 * ref.sum_abs;
     const double sum = double(ref.sum);
-    if (op == TC_RED_MEAN) EXPECT_LE(std::fabs(got * double(n) - sum), tol + 0x1p-50 * std::fabs(sum)) << what;
-    else if (op == TC_RED_NORM) EXPECT_LE(std::fabs(got * got - sum), tol + 0x1p-50 * sum) << what;
+    if (op == TC_MEAN) EXPECT_LE(std::fabs(got * double(n) - sum), tol + 0x1p-50 * std::fabs(sum)) << what;
+    else if (op == TC_NORM) EXPECT_LE(std::fabs(got * got - sum), tol + 0x1p-50 * sum) << what;
     else EXPECT_LE(std::fabs(got - sum), tol) << what << " got " << got << " want " << sum << " tolerance " << tol;
 }
 
@@ -177,7 +177,7 @@ TEST(Redukcija, EveryVariantOperatorTypeAndSize) {
                         const bool own = tc_variant_at(kProgram, v)->flags & TC_OWN_GRID;
                         if ((threads == 0 || threads == 512) && !own) continue;
                         if (threads != 256 && threads != 0 && n > 70000) continue;
-                        check(v, random_input(tc_redukcija_type(type), n, ++seed), tc_redukcija_op(op), threads);
+                        check(v, random_input(tc_dtype(type), n, ++seed), tc_op(op), threads);
                     }
 }
 
@@ -187,18 +187,18 @@ TEST(Redukcija, EveryVariantExactOnSmallIntegers) {
     // exact in any order, so a dropped or doubled element cannot hide in the bound
     uint64_t seed = 900;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64})
-            for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_DOT, TC_RED_NORM})
+        for (int type : {TC_FLOAT32, TC_FLOAT64})
+            for (tc_op op : {TC_SUM, TC_DOT, TC_NORM})
                 for (int64_t n : up_to_max_n({1, 33, 1025, 65537, 1 << 20})) {
-                    const Input in = random_input(tc_redukcija_type(type), n, ++seed, true);
+                    const Input in = random_input(tc_dtype(type), n, ++seed, true);
                     // (128 threads; the variants that choose their own block: their choice)
                     const int threads = (tc_variant_at(kProgram, v)->flags & TC_OWN_GRID) ? 0 : 128;
                     const Outcome r = run(v, in, op, threads);
                     if (r.refused || (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE)) continue;
                     const double want = double(reference(in, op).sum);
                     // (norm: the root of an integer, squared back and rounded to the integer)
-                    EXPECT_EQ(op == TC_RED_NORM ? std::nearbyint(r.result.value * r.result.value) : r.result.value, want)
-                        << describe(v, op, tc_redukcija_type(type), n, threads);
+                    EXPECT_EQ(op == TC_NORM ? std::nearbyint(r.result.value * r.result.value) : r.result.value, want)
+                        << describe(v, op, tc_dtype(type), n, threads);
                 }
 }
 
@@ -207,43 +207,43 @@ TEST(Redukcija, NanInfAndSignedZeros) {
     const int64_t n = 5000;
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {
         if (tc_variant_at(kProgram, v)->flags & TC_COUNTER_EXAMPLE) continue;
-        for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64})
+        for (int type : {TC_FLOAT32, TC_FLOAT64})
             for (int64_t at : {int64_t(0), n / 2, n - 1}) {
-                Input in = random_input(tc_redukcija_type(type), n, uint64_t(at + 7));
+                Input in = random_input(tc_dtype(type), n, uint64_t(at + 7));
                 in.a[at] = NAN;
                 if (at != 0) in.a[at / 2] = NAN;  // two NaNs: argmin/argmax take the first
-                for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_MIN, TC_RED_MAX, TC_RED_ARGMIN, TC_RED_ARGMAX}) {
+                for (tc_op op : {TC_SUM, TC_MIN, TC_MAX, TC_ARGMIN, TC_ARGMAX}) {
                     const Outcome r = run(v, in, op, 256);
                     if (r.refused) continue;
-                    const std::string what = describe(v, op, tc_redukcija_type(type), n, 256) + " NaN at " + std::to_string(at);
-                    if (op == TC_RED_ARGMIN || op == TC_RED_ARGMAX) EXPECT_EQ(r.result.index, at == 0 ? 0 : at / 2) << what;
+                    const std::string what = describe(v, op, tc_dtype(type), n, 256) + " NaN at " + std::to_string(at);
+                    if (op == TC_ARGMIN || op == TC_ARGMAX) EXPECT_EQ(r.result.index, at == 0 ? 0 : at / 2) << what;
                     EXPECT_TRUE(std::isnan(r.result.value)) << what << ": the value";
                 }
             }
-        for (int type : {TC_RED_FLOAT32, TC_RED_FLOAT64}) {
+        for (int type : {TC_FLOAT32, TC_FLOAT64}) {
             const std::string what = std::string(name_of(v)) + " " + kTypes[type];
-            Input inf{tc_redukcija_type(type), std::vector<double>(1025, INFINITY), std::vector<double>(1025, 1.0)};
-            Outcome r = run(v, inf, TC_RED_MIN, 256);
+            Input inf{tc_dtype(type), std::vector<double>(1025, INFINITY), std::vector<double>(1025, 1.0)};
+            Outcome r = run(v, inf, TC_MIN, 256);
             if (!r.refused) EXPECT_EQ(r.result.value, INFINITY) << what << ": min of all +Inf";
-            Input zeros{tc_redukcija_type(type), std::vector<double>(1025, -0.0), std::vector<double>(1025, 1.0)};
-            r = run(v, zeros, TC_RED_SUM, 256);
+            Input zeros{tc_dtype(type), std::vector<double>(1025, -0.0), std::vector<double>(1025, 1.0)};
+            r = run(v, zeros, TC_SUM, 256);
             if (!r.refused) EXPECT_TRUE(r.result.value == 0 && std::signbit(r.result.value)) << what << ": sum of -0.0";
             // ties: the lowest index; -0.0 equals +0.0
-            Input ties{tc_redukcija_type(type), std::vector<double>(3000, 5.0), {}};
+            Input ties{tc_dtype(type), std::vector<double>(3000, 5.0), {}};
             ties.a[700] = ties.a[2000] = -3.0;
             ties.a[100] = ties.a[2500] = 9.0;
-            for (tc_redukcija_op op : {TC_RED_ARGMIN, TC_RED_ARGMAX}) {
+            for (tc_op op : {TC_ARGMIN, TC_ARGMAX}) {
                 r = run(v, ties, op, 256);
-                if (!r.refused) EXPECT_EQ(r.result.index, op == TC_RED_ARGMIN ? 700 : 100) << what << " ties";
+                if (!r.refused) EXPECT_EQ(r.result.index, op == TC_ARGMIN ? 700 : 100) << what << " ties";
             }
             ties.a.assign(3000, 0.0);
             ties.a[10] = -0.0;
-            r = run(v, ties, TC_RED_ARGMIN, 256);
-            if (!r.refused) expect_arg(r, ties, reference(ties, TC_RED_ARGMIN), what + " -0.0 equals +0.0");
+            r = run(v, ties, TC_ARGMIN, 256);
+            if (!r.refused) expect_arg(r, ties, reference(ties, TC_ARGMIN), what + " -0.0 equals +0.0");
             ties.a[0] = -0.0;
             ties.a[10] = 0.0;
-            r = run(v, ties, TC_RED_ARGMAX, 256);
-            if (!r.refused) expect_arg(r, ties, reference(ties, TC_RED_ARGMAX), what + " -0.0 at index 0");
+            r = run(v, ties, TC_ARGMAX, 256);
+            if (!r.refused) expect_arg(r, ties, reference(ties, TC_ARGMAX), what + " -0.0 at index 0");
         }
     }
 }
@@ -260,26 +260,26 @@ TEST(Redukcija, ManyTiesAndSignedZeros) {
         for (int type = 0; type < 3; ++type)
             for (int64_t n : up_to_max_n({1, 2, 31, 33, 1025, 65537, (1 << 20) + 3})) {
                 std::mt19937_64 rng(++seed);
-                Input in{tc_redukcija_type(type), std::vector<double>(n), {}};
+                Input in{tc_dtype(type), std::vector<double>(n), {}};
                 bool negative_zero = false, positive_zero = false;
                 for (auto &x : in.a) {
                     x = double(int(rng() % 5) - 2);
-                    if (x == 0 && type != TC_RED_INT32 && (rng() & 1)) x = -0.0;
+                    if (x == 0 && type != TC_INT32 && (rng() & 1)) x = -0.0;
                     (std::signbit(x) ? negative_zero : positive_zero) |= x == 0;
                 }
                 in.b = in.a;
-                for (tc_redukcija_op op : {TC_RED_MIN, TC_RED_MAX, TC_RED_ARGMIN, TC_RED_ARGMAX}) {
+                for (tc_op op : {TC_MIN, TC_MAX, TC_ARGMIN, TC_ARGMAX}) {
                     const Outcome r = run(v, in, op, threads);
                     if (r.refused) continue;
                     const Reference ref = reference(in, op);
-                    const std::string what = describe(v, op, tc_redukcija_type(type), n, threads);
-                    if (op == TC_RED_ARGMIN || op == TC_RED_ARGMAX) {
+                    const std::string what = describe(v, op, tc_dtype(type), n, threads);
+                    if (op == TC_ARGMIN || op == TC_ARGMAX) {
                         expect_arg(r, in, ref, what);
                         continue;
                     }
                     EXPECT_EQ(r.result.value, ref.extreme) << what;
-                    if (r.result.value == 0 && type != TC_RED_INT32)
-                        EXPECT_EQ(std::signbit(r.result.value), op == TC_RED_MIN ? negative_zero : !positive_zero) << what << ": the zero's sign";
+                    if (r.result.value == 0 && type != TC_INT32)
+                        EXPECT_EQ(std::signbit(r.result.value), op == TC_MIN ? negative_zero : !positive_zero) << what << ": the zero's sign";
                 }
             }
     }
@@ -291,18 +291,18 @@ TEST(Redukcija, NormAndDotOfExtremeMagnitudes) {
     REQUIRE_GPU();
     for (int v : {find("best"), find("cub")})
         for (double scale : {1e20, 1e-41})
-            for (tc_redukcija_op op : {TC_RED_NORM, TC_RED_DOT})
+            for (tc_op op : {TC_NORM, TC_DOT})
                 for (int64_t n : {int64_t(1), int64_t(1000), int64_t(1) << 20}) {
-                    Input in = random_input(TC_RED_FLOAT32, n, uint64_t(n + op));
+                    Input in = random_input(TC_FLOAT32, n, uint64_t(n + op));
                     for (auto *vec : {&in.a, &in.b})
                         for (auto &x : *vec) x = double(float(x * scale));
                     const Outcome r = run(v, in, op, 256);
                     const Reference ref = reference(in, op);
-                    const double want = op == TC_RED_NORM ? std::sqrt(double(ref.sum)) : double(ref.sum);
+                    const double want = op == TC_NORM ? std::sqrt(double(ref.sum)) : double(ref.sum);
                     const double tol = tc_redukcija_tolerance(&r.plan, ref.sum_abs) + 0x1p-50 * ref.sum_abs;
-                    const std::string what = describe(v, op, TC_RED_FLOAT32, n, 256) + " scale " + std::to_string(scale);
+                    const std::string what = describe(v, op, TC_FLOAT32, n, 256) + " scale " + std::to_string(scale);
                     EXPECT_TRUE(std::isfinite(r.result.value) && r.result.value != 0) << what << ": " << r.result.value;
-                    if (op == TC_RED_NORM) EXPECT_LE(std::fabs(r.result.value * r.result.value - double(ref.sum)), tol) << what;
+                    if (op == TC_NORM) EXPECT_LE(std::fabs(r.result.value * r.result.value - double(ref.sum)), tol) << what;
                     else EXPECT_LE(std::fabs(r.result.value - want), tol) << what;
                 }
 }
@@ -315,10 +315,10 @@ TEST(Redukcija, BestAtGridsOfTwoTo129Blocks) {
     REQUIRE_GPU();
     const int best = find("best");
     for (int64_t blocks : {2, 32, 33, 100, 128, 129})
-        for (int type : {TC_RED_FLOAT32, TC_RED_INT32}) {
+        for (int type : {TC_FLOAT32, TC_INT32}) {
             const int64_t n = (blocks - 1) * 512 * 16 + 5;
-            const Input in = random_input(tc_redukcija_type(type), n, uint64_t(blocks + 31 * type));
-            for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_MIN, TC_RED_MAX, TC_RED_ARGMIN, TC_RED_ARGMAX}) check(best, in, op, 0);
+            const Input in = random_input(tc_dtype(type), n, uint64_t(blocks + 31 * type));
+            for (tc_op op : {TC_SUM, TC_MIN, TC_MAX, TC_ARGMIN, TC_ARGMAX}) check(best, in, op, 0);
         }
 }
 
@@ -328,14 +328,14 @@ TEST(Redukcija, BestAtGridsOfTwoTo129Blocks) {
 TEST(Redukcija, SubnormalSums) {
     REQUIRE_GPU();
     const int64_t n = 4099;
-    Input in{TC_RED_FLOAT32, std::vector<double>(n), std::vector<double>(n, 1.0)};
+    Input in{TC_FLOAT32, std::vector<double>(n), std::vector<double>(n, 1.0)};
     std::mt19937_64 rng(77);
     for (double &x : in.a) x = double(float(std::ldexp(double(rng() % 1000 + 1), -140)));  // 2^-140 .. 1000 x 2^-140
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_MEAN}) check(v, in, op, 256);
+        for (tc_op op : {TC_SUM, TC_MEAN}) check(v, in, op, 256);
     tc_redukcija_plan atomic{}, r0{};
     const tc_device d = fake_device();
-    const tc_redukcija_request ra{{find("atomic"), n, 256, 0}, TC_RED_SUM, TC_RED_FLOAT32}, rr{{find("r0"), n, 256, 0}, TC_RED_SUM, TC_RED_FLOAT32};
+    const tc_redukcija_request ra{{find("atomic"), n, 256, 0}, TC_SUM, TC_FLOAT32}, rr{{find("r0"), n, 256, 0}, TC_SUM, TC_FLOAT32};
     ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&ra, &d, &atomic));
     ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&rr, &d, &r0));
     EXPECT_GE(tc_redukcija_tolerance(&atomic, 0), double(n) * 0x1p-126);
@@ -345,22 +345,22 @@ TEST(Redukcija, SubnormalSums) {
 TEST(Redukcija, Int32SumsPastTwoToThe31) {
     REQUIRE_GPU();
     const int64_t n = 4099;
-    Input in{TC_RED_INT32, std::vector<double>(n, 2147483000.0), std::vector<double>(n, -2147483000.0)};
+    Input in{TC_INT32, std::vector<double>(n, 2147483000.0), std::vector<double>(n, -2147483000.0)};
     in.a[7] = -2147483648.0;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_DOT, TC_RED_MIN, TC_RED_MAX, TC_RED_MEAN}) check(v, in, op, 256);
+        for (tc_op op : {TC_SUM, TC_DOT, TC_MIN, TC_MAX, TC_MEAN}) check(v, in, op, 256);
 }
 
 TEST(Redukcija, BestIsBitIdenticalAndMovesTheEpochOnEachRun) {
     REQUIRE_GPU();
     const int best = find("best");
     for (int64_t n : up_to_max_n({int64_t(1) << 26, 100003})) {
-        const Input in = random_input(TC_RED_FLOAT32, n, 77);
-        const auto a = bytes_of(in.a, TC_RED_FLOAT32);
+        const Input in = random_input(TC_FLOAT32, n, 77);
+        const auto a = bytes_of(in.a, TC_FLOAT32);
         const tc_device d = device();
-        for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_NORM, TC_RED_ARGMAX}) {
+        for (tc_op op : {TC_SUM, TC_NORM, TC_ARGMAX}) {
             tc_redukcija_plan p;
-            const tc_redukcija_request req{{best, n, 0, 0}, op, TC_RED_FLOAT32};
+            const tc_redukcija_request req{{best, n, 0, 0}, op, TC_FLOAT32};
             ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &p));
             DeviceBuffer<unsigned char> da(a.size()), out(16), scratch(p.launch.scratch_bytes);
             da.upload(a);
@@ -369,7 +369,7 @@ TEST(Redukcija, BestIsBitIdenticalAndMovesTheEpochOnEachRun) {
                 ASSERT_EQ(TC_OK, tc_redukcija_run(&p, da.ptr, da.ptr, out.ptr, scratch.ptr, nullptr));
                 const auto got = out.download(16);
                 if (rep == 0) first = got;
-                ASSERT_EQ(std::memcmp(got.data(), first.data(), op == TC_RED_ARGMAX ? 16 : 8), 0) << kOps[op] << " rep " << rep;
+                ASSERT_EQ(std::memcmp(got.data(), first.data(), op == TC_ARGMAX ? 16 : 8), 0) << kOps[op] << " rep " << rep;
             }
             const std::vector<unsigned char> header = scratch.download(4);  // each run moves the epoch on by one
             EXPECT_EQ(uint32_t(header[0]) | uint32_t(header[1]) << 8 | uint32_t(header[2]) << 16 | uint32_t(header[3]) << 24, 20u)
@@ -381,38 +381,38 @@ TEST(Redukcija, BestIsBitIdenticalAndMovesTheEpochOnEachRun) {
 TEST(Redukcija, DomainsWithoutGPU) {
     const tc_device d = fake_device();
     tc_redukcija_plan p;
-    const auto plan = [&](const char *v, int64_t n, tc_redukcija_op op, int threads = 256, int blocks = 0) {
-        const tc_redukcija_request r{{find(v), n, threads, blocks}, op, TC_RED_FLOAT32};
+    const auto plan = [&](const char *v, int64_t n, tc_op op, int threads = 256, int blocks = 0) {
+        const tc_redukcija_request r{{find(v), n, threads, blocks}, op, TC_FLOAT32};
         return tc_redukcija_make_plan(&r, &d, &p);
     };
-    EXPECT_EQ(TC_OK, plan("b1", 256, TC_RED_SUM));
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("b1", 257, TC_RED_SUM));
-    EXPECT_EQ(TC_BAD_ARGUMENT, plan("r0", 1000, TC_RED_SUM, 96));  // a power of two
-    EXPECT_EQ(TC_OK, plan("r7", 1000, TC_RED_SUM, 96));
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r3", 1000, TC_RED_ARGMIN));
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("atomic", (int64_t(1) << 24) + 1, TC_RED_SUM));
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r2", 100000, TC_RED_SUM, 256, 5));  // its grid must cover n
-    ASSERT_EQ(TC_OK, plan("r2", 1 << 20, TC_RED_SUM, 256));
+    EXPECT_EQ(TC_OK, plan("b1", 256, TC_SUM));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("b1", 257, TC_SUM));
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan("r0", 1000, TC_SUM, 96));  // a power of two
+    EXPECT_EQ(TC_OK, plan("r7", 1000, TC_SUM, 96));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r3", 1000, TC_ARGMIN));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("atomic", (int64_t(1) << 24) + 1, TC_SUM));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r2", 100000, TC_SUM, 256, 5));  // its grid must cover n
+    ASSERT_EQ(TC_OK, plan("r2", 1 << 20, TC_SUM, 256));
     EXPECT_EQ(p.launch.blocks, 4096);
     EXPECT_EQ(p.launch.launches, 3);  // 2^20 -> 4096 -> 16 -> 1
-    ASSERT_EQ(TC_OK, plan("bm", 1 << 20, TC_RED_MAX, 256));
+    ASSERT_EQ(TC_OK, plan("bm", 1 << 20, TC_MAX, 256));
     EXPECT_EQ(p.launch.launches, 2);  // the lecture's two kernels
     EXPECT_EQ(tc_redukcija_tolerance(&p, 1.0), 0.0);  // max is exact
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1 << 20, TC_RED_SUM, 128));  // its blocks are 256 or 512 threads
-    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM, 512));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("best", 1 << 20, TC_SUM, 128));  // its blocks are 256 or 512 threads
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_SUM, 512));
     EXPECT_EQ(p.launch.threads, 512);
-    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM, 0));  // one block an SM covers 2^20 in one round of loads
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_SUM, 0));  // one block an SM covers 2^20 in one round of loads
     EXPECT_EQ(p.launch.threads, 512);
-    ASSERT_EQ(TC_OK, plan("best", 1 << 28, TC_RED_SUM, 0));  // bandwidth sizes: 256
+    ASSERT_EQ(TC_OK, plan("best", 1 << 28, TC_SUM, 0));  // bandwidth sizes: 256
     EXPECT_EQ(p.launch.threads, 256);
-    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_RED_SUM));
+    ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_SUM));
     EXPECT_GT(tc_redukcija_tolerance(&p, 1.0), 0.0);
     EXPECT_LT(tc_redukcija_tolerance(&p, 1.0), 1e-4);
     // the race is checked against a correct tree's bound (log2 n + 1 levels), not the loose
     // sequential one in which lost updates could hide; atomic against the sequential one
-    ASSERT_EQ(TC_OK, plan("race", 1 << 20, TC_RED_SUM));
+    ASSERT_EQ(TC_OK, plan("race", 1 << 20, TC_SUM));
     EXPECT_EQ(p.depth, 21);
-    ASSERT_EQ(TC_OK, plan("atomic", 1 << 20, TC_RED_SUM));
+    ASSERT_EQ(TC_OK, plan("atomic", 1 << 20, TC_SUM));
     EXPECT_EQ(p.depth, 1 << 20);
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_make_plan(nullptr, &d, &p));
 }
@@ -422,7 +422,7 @@ TEST(Redukcija, DomainsWithoutGPU) {
 // to the lower index (the earlier GPU), NaN first; a float32 sum rounds as the fold's order says.
 TEST(Redukcija, CombineWithoutGPU) {
     const tc_device d = fake_device();
-    const auto plan = [&](tc_redukcija_op op, tc_redukcija_type type) {
+    const auto plan = [&](tc_op op, tc_dtype type) {
         tc_redukcija_plan p;
         const tc_redukcija_request r{{find("best"), 1000, 0, 0}, op, type};
         EXPECT_EQ(TC_OK, tc_redukcija_make_plan(&r, &d, &p));
@@ -438,13 +438,13 @@ TEST(Redukcija, CombineWithoutGPU) {
     tc_redukcija_result r;
     // a float32 sum in the fold's order: ((1 + 2^-24) + 2^-24) + 2^-23 = 1 + 2^-23 (each 2^-24 is
     // half an ulp of 1, and rounds away), where the other order gives 1 + 2^-22
-    tc_redukcija_plan p = plan(TC_RED_SUM, TC_RED_FLOAT32);
+    tc_redukcija_plan p = plan(TC_SUM, TC_FLOAT32);
     put_float(0, 1.0f, 0), put_float(1, 0x1p-24f, 0), put_float(2, 0x1p-24f, 0), put_float(3, 0x1p-23f, 0);
     ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 4, out));
     ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
     EXPECT_EQ(r.value, 1.0 + 0x1p-23);
     // argmin: the smallest value, the earlier GPU on a tie, its index made global
-    p = plan(TC_RED_ARGMIN, TC_RED_FLOAT32);
+    p = plan(TC_ARGMIN, TC_FLOAT32);
     put_float(0, 3.0f, 7), put_float(1, -2.0f, 5), put_float(2, -2.0f, 1), put_float(3, 4.0f, 0);
     ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 4, out));
     ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
@@ -456,14 +456,14 @@ TEST(Redukcija, CombineWithoutGPU) {
     EXPECT_TRUE(std::isnan(r.value));
     EXPECT_EQ(r.index, 759);
     // int32 sums in int64, wrapping past 2^63
-    p = plan(TC_RED_SUM, TC_RED_INT32);
+    p = plan(TC_SUM, TC_INT32);
     const int64_t big = INT64_MAX, one = 1;
     std::memcpy(parts[0], &big, 8), std::memcpy(parts[1], &one, 8);
     ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 2, out));
     ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
     EXPECT_EQ(r.exact, INT64_MIN);
     // max of -0 and +0: +0, as one GPU's best
-    p = plan(TC_RED_MAX, TC_RED_FLOAT32);
+    p = plan(TC_MAX, TC_FLOAT32);
     put_float(0, -0.0f, 0), put_float(1, 0.0f, 0);
     ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, parts, first, 2, out));
     ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, out, &r));
@@ -477,17 +477,17 @@ TEST(Redukcija, LaunchesAsPlanned) {
     const tc_device d = device();
     for (int64_t n : {int64_t(1000), int64_t(1) << 20, int64_t(3) << 22})
         for (int v = 0; v < tc_variant_count(kProgram); ++v)
-            for (tc_redukcija_op op : {TC_RED_SUM, TC_RED_NORM, TC_RED_MIN, TC_RED_ARGMAX})
+            for (tc_op op : {TC_SUM, TC_NORM, TC_MIN, TC_ARGMAX})
                 for (int type = 0; type < 3; ++type) {
                     tc_redukcija_plan p;
-                    const tc_redukcija_request req{{v, n, 0, 0}, op, tc_redukcija_type(type)};
+                    const tc_redukcija_request req{{v, n, 0, 0}, op, tc_dtype(type)};
                     const tc_status st = tc_redukcija_make_plan(&req, &d, &p);
                     if (st == TC_OUTSIDE_DOMAIN) continue;
                     ASSERT_EQ(TC_OK, st);
                     DeviceBuffer<unsigned char> a(8 * n), out(16), scratch(p.launch.scratch_bytes);
                     expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
                         return tc_redukcija_run(&p, a.ptr, a.ptr, out.ptr, scratch.ptr, s);
-                    }, describe(v, op, tc_redukcija_type(type), n, 0));
+                    }, describe(v, op, tc_dtype(type), n, 0));
                 }
 }
 
@@ -499,8 +499,8 @@ TEST(Redukcija, BestGridIsOneResidentWave) {
     const tc_device d = device();
     const tc_variant *best = tc_variant_at(kProgram, find("best"));
     ASSERT_NE(best, nullptr);
-    struct Case { tc_redukcija_op op; const char *kernel; };
-    for (Case c : {Case{TC_RED_SUM, "reduce_best<f32,sum>"}, Case{TC_RED_ARGMIN, "reduce_best<f32,argmin>"}}) {
+    struct Case { tc_op op; const char *kernel; };
+    for (Case c : {Case{TC_SUM, "reduce_best<f32,sum>"}, Case{TC_ARGMIN, "reduce_best<f32,argmin>"}}) {
         const void *f = nullptr;
         for (int k = 0; k < best->kernel_count; ++k)
             if (std::string(best->kernels[k].name) == c.kernel) f = best->kernels[k].function;
@@ -509,7 +509,7 @@ TEST(Redukcija, BestGridIsOneResidentWave) {
         ASSERT_EQ(cudaSuccess, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 256, 0));
         if (d.profile[0] != 0) per_sm = tc::resident_blocks(d, 256, f, 0);
         tc_redukcija_plan p;
-        const tc_redukcija_request r{{find("best"), int64_t(1) << 28, 0, 0}, c.op, TC_RED_FLOAT32};
+        const tc_redukcija_request r{{find("best"), int64_t(1) << 28, 0, 0}, c.op, TC_FLOAT32};
         ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&r, &d, &p));
         EXPECT_EQ(p.launch.blocks, d.multiprocessors * per_sm) << c.kernel << ": " << per_sm << " blocks an SM";
     }

@@ -31,21 +31,21 @@ uint32_t float_bits(float f) {
 }
 
 // The order the sort promises, as an unsigned key: written independently of the kernels.
-uint32_t order_key(uint32_t bits, tc_key_type t) {
-    if (t == TC_KEY_INT32) return bits ^ 0x80000000u;
-    if (t == TC_KEY_UINT32) return bits;
+uint32_t order_key(uint32_t bits, tc_dtype t) {
+    if (t == TC_INT32) return bits ^ 0x80000000u;
+    if (t == TC_UINT32) return bits;
     if ((bits & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;  // NaN last
     if (bits == 0x80000000u) bits = 0;                           // -0.0 == +0.0
     return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }
 
-std::vector<uint32_t> make_keys(int64_t count, tc_key_type t, Dist d, uint64_t seed) {
+std::vector<uint32_t> make_keys(int64_t count, tc_dtype t, Dist d, uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<uint32_t> k(count);
     for (auto &x : k) {
-        if (t == TC_KEY_FLOAT32) x = float_bits(std::uniform_real_distribution<float>(-1e3f, 1e3f)(rng));
+        if (t == TC_FLOAT32) x = float_bits(std::uniform_real_distribution<float>(-1e3f, 1e3f)(rng));
         else x = uint32_t(rng());
-        if (d == FEW) x = (t == TC_KEY_FLOAT32) ? float_bits(float(rng() % 16) - 8.0f) : uint32_t(rng() % 16) * 0x10000001u;
+        if (d == FEW) x = (t == TC_FLOAT32) ? float_bits(float(rng() % 16) - 8.0f) : uint32_t(rng() % 16) * 0x10000001u;
     }
     if (d == EQUAL) std::fill(k.begin(), k.end(), k.empty() ? 0 : k[0] | 1u);
     if (d == SORTED || d == REVERSED) {
@@ -58,7 +58,7 @@ std::vector<uint32_t> make_keys(int64_t count, tc_key_type t, Dist d, uint64_t s
 struct Case {
     int variant;
     int64_t n, batch = 1;
-    tc_key_type type = TC_KEY_FLOAT32;
+    tc_dtype type = TC_FLOAT32;
     bool descending = false, pairs = false;
     int threads = 0;
 };
@@ -70,14 +70,14 @@ std::string describe(const Case &c) {
 }
 
 // The same bits, or (floats) both NaN.
-bool same_bits(uint32_t a, uint32_t b, tc_key_type t) {
+bool same_bits(uint32_t a, uint32_t b, tc_dtype t) {
     if (a == b) return true;
     const bool nan_a = (a & 0x7fffffffu) > 0x7f800000u, nan_b = (b & 0x7fffffffu) > 0x7f800000u;
-    return t == TC_KEY_FLOAT32 && nan_a && nan_b;
+    return t == TC_FLOAT32 && nan_a && nan_b;
 }
 
 // Equal in the sort's order.
-bool same_key(uint32_t a, uint32_t b, tc_key_type t) { return order_key(a, t) == order_key(b, t); }
+bool same_key(uint32_t a, uint32_t b, tc_dtype t) { return order_key(a, t) == order_key(b, t); }
 
 void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
@@ -125,7 +125,7 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
             const int64_t at = b * c.n + i;
             const uint32_t v = got_values[at];
             std::string why;
-            const bool is_nan = c.type == TC_KEY_FLOAT32 && (got[at] & 0x7fffffffu) > 0x7f800000u;
+            const bool is_nan = c.type == TC_FLOAT32 && (got[at] & 0x7fffffffu) > 0x7f800000u;
             if (!same_key(got[at], kb[idx[i]], c.type)) why = "not the key the CPU sort has here";
             else if (is_nan && got[at] != 0x7fffffffu) why = "a NaN that is not the canonical 0x7fffffff";
             else if (c.pairs && (v >= c.n || seen[v])) why = "value out of range or repeated";
@@ -138,7 +138,7 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
                               << got[at] << " value " << std::dec << v << ", CPU sort has key " << std::hex << kb[idx[i]];
             }
         }
-        if (c.type == TC_KEY_FLOAT32 && bad == 0) EXPECT_EQ(negative_zeros, 0) << describe(c) << ": -0.0 not kept";
+        if (c.type == TC_FLOAT32 && bad == 0) EXPECT_EQ(negative_zeros, 0) << describe(c) << ": -0.0 not kept";
     }
 }
 
@@ -163,7 +163,7 @@ TEST(Urejanje, TypesDirectionsAndDistributions) {
     uint64_t seed = 1000;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : {1025, 4097})
-            for (tc_key_type t : {TC_KEY_FLOAT32, TC_KEY_INT32, TC_KEY_UINT32})
+            for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
                 for (bool desc : {false, true})
                     for (bool pairs : {false, true})
                         for (int dist = 0; dist < DISTS; ++dist) {
@@ -185,7 +185,7 @@ TEST(Urejanje, Batches) {
                     Case c{v, n, batch};
                     c.pairs = pairs;
                     c.descending = batch == 3;
-                    c.type = batch == 64 ? TC_KEY_INT32 : TC_KEY_FLOAT32;
+                    c.type = batch == 64 ? TC_INT32 : TC_FLOAT32;
                     check(c, make_keys(n * batch, c.type, UNIFORM, ++seed));
                 }
 }
@@ -207,7 +207,7 @@ TEST(Urejanje, BlockSizes) {
                 Case c{find("best"), n};
                 c.threads = threads;
                 c.pairs = pairs;
-                c.type = TC_KEY_UINT32;
+                c.type = TC_UINT32;
                 check(c, make_keys(n, c.type, UNIFORM, uint64_t(threads * 3 + n)));
             }
 }
@@ -240,7 +240,7 @@ TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {
         for (const auto &shape : shapes)
             for (bool desc : {false, true})
                 for (bool pairs : {false, true}) {
-                    std::vector<uint32_t> keys = make_keys(shape[0] * shape[1], TC_KEY_FLOAT32, UNIFORM, 77);
+                    std::vector<uint32_t> keys = make_keys(shape[0] * shape[1], TC_FLOAT32, UNIFORM, 77);
                     for (size_t i = 0; i < keys.size(); i += 7) keys[i] = specials[(i / 7) % kinds];
                     Case c{v, shape[0]};
                     c.batch = shape[1];
@@ -305,7 +305,7 @@ TEST(Urejanje, LaunchesAsPlanned) {
             DeviceBuffer<uint32_t> in(items), out(items), values(items);
             DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
             expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
-                return tc_urejanje_run(&p, TC_KEY_FLOAT32, 0, in.ptr, nullptr, out.ptr, values.ptr, scratch.ptr, s);
+                return tc_urejanje_run(&p, TC_FLOAT32, 0, in.ptr, nullptr, out.ptr, values.ptr, scratch.ptr, s);
             }, std::string(tc_variant_at(kProgram, v)->name) + " n=" + std::to_string(sh.n) + " batch=" +
                    std::to_string(sh.batch) + (sh.pairs ? " pairs" : " keys"));
         }

@@ -19,6 +19,7 @@ import (
 	"tecaj/internal/multi"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
+	"tecaj/internal/vocab"
 )
 
 // options are prefiks's own flags.
@@ -31,8 +32,8 @@ type options struct {
 	in        []uint32 // from -a
 	heads     []byte   // from -flags
 	out       cli.Writer
-	opIndex   int
-	typIndex  int
+	opV       vocab.Op    // -op
+	typV      vocab.Dtype // -type
 }
 
 func (opt *options) segmented() bool { return opt.seglen != "" || opt.flagsFile != "" }
@@ -74,7 +75,7 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanPrefiks(gpu.ScanRequest{Request: r, Op: opt.opIndex, Type: opt.typIndex, Exclusive: opt.exclusive,
+			return dev.PlanPrefiks(gpu.ScanRequest{Request: r, Op: opt.opV, Type: opt.typV, Exclusive: opt.exclusive,
 				Segmented: opt.segmented()})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
@@ -96,7 +97,7 @@ func (opt *options) check(o *cli.Options) error {
 		return err
 	}
 	var err error
-	if opt.opIndex, err = cli.Choose("op", opt.op, gpu.ScanOps); err != nil {
+	if opt.opV, err = vocab.ParseOp("op", opt.op, gpu.ScanOps); err != nil {
 		return err
 	}
 	if opt.seglen != "" && opt.flagsFile != "" {
@@ -139,7 +140,7 @@ func (opt *options) check(o *cli.Options) error {
 		}
 		o.N = int64(len(opt.in))
 	}
-	if opt.typIndex, err = cli.Choose("type", opt.typ, gpu.ScanTypes); err != nil {
+	if opt.typV, err = vocab.ParseDtype("type", opt.typ, gpu.ScanTypes); err != nil {
 		return err
 	}
 	if opt.flagsFile != "" {
@@ -291,7 +292,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		return nil
 	})
 	request := func(n int64) gpu.ScanRequest {
-		return gpu.ScanRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opIndex, Type: s.opt.typIndex,
+		return gpu.ScanRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opV, Type: s.opt.typV,
 			Exclusive: s.opt.exclusive, Segmented: s.opt.segmented()}
 	}
 	for i, sl := range slices {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
 	"time"
 
 	"tecaj/internal/cli"
@@ -20,16 +19,17 @@ import (
 	"tecaj/internal/multi"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
+	"tecaj/internal/vocab"
 )
 
 // options are redukcija's own flags.
 type options struct {
-	op, typ  string
-	fileA    string
-	fileB    string
-	a, b     []float64 // from the files
-	opIndex  int
-	typIndex int
+	op, typ string
+	fileA   string
+	fileB   string
+	a, b    []float64   // from the files
+	opV     vocab.Op    // -op
+	typV    vocab.Dtype // -type
 }
 
 func main() { os.Exit(cli.Main(command())) }
@@ -60,22 +60,22 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanRedukcija(gpu.ReductionRequest{Request: r, Op: opt.opIndex, Type: opt.typIndex})
+			return dev.PlanRedukcija(gpu.ReductionRequest{Request: r, Op: opt.opV, Type: opt.typV})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
 }
 
 func (opt *options) flags(fs *flag.FlagSet) {
-	fs.StringVar(&opt.op, "op", opt.op, "operator: "+strings.Join(gpu.ReduceOps, ", ")+" (argmin/argmax: best, cub, cpu)")
-	fs.StringVar(&opt.typ, "type", opt.typ, "element type: "+strings.Join(gpu.ReduceTypes, ", ")+" (with -a: the file's, unless given)")
+	fs.StringVar(&opt.op, "op", opt.op, "operator: "+vocab.Names(gpu.ReduceOps)+" (argmin/argmax: best, cub, cpu)")
+	fs.StringVar(&opt.typ, "type", opt.typ, "element type: "+vocab.Names(gpu.ReduceTypes)+" (with -a: the file's, unless given)")
 	fs.StringVar(&opt.fileA, "a", "", "the vector from a 1-D .npy file (float32, float64 or int32); sets -n")
 	fs.StringVar(&opt.fileB, "b", "", "dot's second vector from a .npy file of -a's length and dtype")
 }
 
 func (opt *options) check(o *cli.Options) error {
 	var err error
-	if opt.opIndex, err = cli.Choose("op", opt.op, gpu.ReduceOps); err != nil {
+	if opt.opV, err = vocab.ParseOp("op", opt.op, gpu.ReduceOps); err != nil {
 		return err
 	}
 	if opt.fileB != "" && opt.fileA == "" {
@@ -107,7 +107,7 @@ func (opt *options) check(o *cli.Options) error {
 		}
 		o.N = int64(len(opt.a))
 	}
-	if opt.typIndex, err = cli.Choose("type", opt.typ, gpu.ReduceTypes); err != nil {
+	if opt.typV, err = vocab.ParseDtype("type", opt.typ, gpu.ReduceTypes); err != nil {
 		return err
 	}
 	return nil
@@ -283,7 +283,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Redukcija.Variant("best")
 	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: s.o.N},
-		Op: s.opt.opIndex, Type: s.opt.typIndex})
+		Op: s.opt.opV, Type: s.opt.typV})
 	if err != nil {
 		return report.Row{}, err
 	}
@@ -310,7 +310,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if sl.Len() == 0 { // nothing to reduce: its result is left out of the combine
 			return nil
 		}
-		req := gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opIndex, Type: s.opt.typIndex}
+		req := gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
 		if p.plan, err = r.Dev.PlanRedukcija(req); err != nil {
 			return err
 		}
@@ -369,7 +369,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	}
 	// the bound's depth: the first slice's (the longest), planned for this GPU, and the combine's
 	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
-		Op: s.opt.opIndex, Type: s.opt.typIndex})
+		Op: s.opt.opV, Type: s.opt.typV})
 	if err != nil {
 		return report.Row{}, err
 	}

@@ -17,14 +17,15 @@ import (
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
+	"tecaj/internal/vocab"
 )
 
-var keyTypes = map[string]gpu.KeyType{"float32": gpu.Float32, "int32": gpu.Int32, "uint32": gpu.Uint32}
 var dtypes = map[string]string{data.Float32: "float32", data.Float64: "float32", data.Int32: "int32", data.Uint32: "uint32"}
 
 // options are urejanje's own flags.
 type options struct {
 	keyType           string
+	keyDtype          vocab.Dtype // keyType's
 	descending, pairs bool
 	batch             int64
 	dist              string
@@ -109,8 +110,9 @@ func (opt *options) check(o *cli.Options) error {
 	} else if opt.valuesFile != "" {
 		return fmt.Errorf("-values needs -keys")
 	}
-	if _, ok := keyTypes[opt.keyType]; !ok {
-		return fmt.Errorf("-type %q is unknown; choose float32, int32 or uint32", opt.keyType)
+	var err error
+	if opt.keyDtype, err = vocab.ParseDtype("type", opt.keyType, gpu.SortTypes); err != nil {
+		return err
 	}
 	for _, d := range verify.Distributions {
 		if d == opt.dist {
@@ -204,7 +206,7 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	if opt.keys != nil {
 		copy(s.in.Words(), opt.keys)
 	} else {
-		verify.SortKeys(s.in.Words(), verify.KeyType(keyTypes[opt.keyType]), opt.dist, o.Seed)
+		verify.SortKeys(s.in.Words(), opt.keyDtype, opt.dist, o.Seed)
 	}
 	if dev == nil {
 		return s, nil
@@ -243,7 +245,7 @@ func (s *session) Free() {
 
 // check verifies the sorted keys (and values) on the host and writes the first that pass to -o.
 func (s *session) check(row report.Row) (report.Row, error) {
-	opt, t := s.opt, verify.KeyType(keyTypes[s.opt.keyType])
+	opt, t := s.opt, s.opt.keyDtype
 	var values []uint32
 	if opt.pairs {
 		values = s.values.Words()
@@ -273,7 +275,7 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 		dValues = s.dValues
 	}
 	run := func() error {
-		return gpu.RunUrejanje(pl, keyTypes[s.opt.keyType], s.opt.descending, s.dIn, s.dValsIn, s.dOut, dValues, scratch)
+		return gpu.RunUrejanje(pl, s.opt.keyDtype, s.opt.descending, s.dIn, s.dValsIn, s.dOut, dValues, scratch)
 	}
 	// every bit pattern is a legal key and value: two runs under two poisons
 	var first [2][]uint32 // run 0's keys and values
@@ -321,7 +323,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 	}
 	ms := cli.TimeHost(reps, func() {
 		verify.SortCPU(s.in.Words(), s.opt.values, s.out.Words(), values, s.o.N, s.opt.batch,
-			verify.KeyType(keyTypes[s.opt.keyType]), s.opt.descending)
+			s.opt.keyDtype, s.opt.descending)
 	})
 	row, err := s.check(report.Row{})
 	cli.HostTimes(&row, ms)

@@ -38,6 +38,27 @@ enum {
     TC_UNAVAILABLE = -3,    /* a library variant whose library is not installed (NPP, loaded at run time) */
 };
 
+/* One vocabulary for every program: the element types and the operators (each program takes the
+ * ones its domain names). Go mirrors them once (internal/gpu/vocabulary.go). */
+typedef enum {
+    TC_FLOAT32 = 0,
+    TC_FLOAT64 = 1,
+    TC_INT32 = 2,
+    TC_UINT32 = 3,
+    TC_UINT8 = 4,
+    TC_INT64 = 5, /* (an accumulator only: int32 sums) */
+} tc_dtype;
+typedef enum {
+    TC_SUM = 0,
+    TC_MIN = 1,
+    TC_MAX = 2,
+    TC_MEAN = 3,
+    TC_NORM = 4,
+    TC_DOT = 5,
+    TC_ARGMIN = 6,
+    TC_ARGMAX = 7,
+} tc_op;
+
 /* Flags of a variant. */
 enum {
     TC_MANAGED = 1,         /* the lesson is unified (managed) memory: the caller allocates with cudaMallocManaged */

@@ -51,7 +51,7 @@ func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 		mask_w: C.int(r.MaskW), mask_h: C.int(r.MaskH), border: border, magnitude: cbool(r.Magnitude),
 		mask: (*C.float)(mask)}
 	if r.Uint8 {
-		req.pixel = C.TC_PIXEL_UINT8
+		req.pixel = C.TC_UINT8
 	}
 	desc := d.described()
 	if err := planError(Konvolucija, r.Request, C.tc_konvolucija_make_plan(&req, &desc, &pl.c)); err != nil {

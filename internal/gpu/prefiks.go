@@ -5,21 +5,26 @@ package gpu
 */
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+
+	"tecaj/internal/vocab"
+)
 
 // Prefiks is the prefix sums (cuda/prefiks.cu).
 var Prefiks = register(C.tc_prefiks_program())
 
-// ScanOps and ScanTypes, in tecaj/prefiks.h's order.
+// ScanOps and ScanTypes are the operators and element types the scans take.
 var (
-	ScanOps   = []string{"sum", "max", "min"}
-	ScanTypes = []string{"int32", "float32"}
+	ScanOps   = []vocab.Op{vocab.Sum, vocab.Max, vocab.Min}
+	ScanTypes = []vocab.Dtype{vocab.Float32, vocab.Int32}
 )
 
-// ScanRequest asks for one scan of N elements (Op and Type index ScanOps and ScanTypes).
+// ScanRequest asks for one scan of N elements.
 type ScanRequest struct {
 	Request
-	Op, Type             int
+	Op                   vocab.Op
+	Type                 vocab.Dtype
 	Exclusive, Segmented bool
 }
 
@@ -35,11 +40,11 @@ type PrefiksPlan struct {
 // domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanPrefiks(r ScanRequest) (*PrefiksPlan, error) {
 	pl := &PrefiksPlan{}
-	req := C.tc_prefiks_request{base: r.c(), op: C.tc_prefiks_op(r.Op), _type: C.tc_prefiks_type(r.Type),
+	req := C.tc_prefiks_request{base: r.c(), op: C.tc_op(r.Op), _type: C.tc_dtype(r.Type),
 		exclusive: cbool(r.Exclusive), segmented: cbool(r.Segmented)}
 	desc := d.described()
 	if err := planError(Prefiks, r.Request, C.tc_prefiks_make_plan(&req, &desc, &pl.c)); err != nil {
-		return nil, fmt.Errorf("%w (-op %s -type %s)", err, ScanOps[r.Op], ScanTypes[r.Type])
+		return nil, fmt.Errorf("%w (-op %s -type %s)", err, r.Op, r.Type)
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
 	pl.Levels, pl.Depth = int(pl.c.levels), int64(pl.c.depth)

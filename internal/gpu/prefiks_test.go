@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"tecaj/internal/vocab"
+
 	"errors"
 	"testing"
 
@@ -12,7 +14,7 @@ func TestPrefiksPlansWithoutGPU(t *testing.T) {
 	if _, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "hs"), N: 257, Threads: 256}}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("hs at n=257: %v, want ErrOutsideDomain", err)
 	}
-	pl, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: 1})
+	pl, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: vocab.Float32})
 	if err != nil || pl.Levels != 3 || pl.Launches != 5 || PrefiksTolerance(pl, 1) <= 0 {
 		t.Errorf("grid plan %+v, %v", pl, err)
 	}
@@ -72,9 +74,9 @@ func init() {
 func init() {
 	planners["prefiks"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
 		for _, seg := range []bool{false, true} {
-			for op := range ScanOps {
-				for ty := range ScanTypes {
-					pl, e := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: op == 1, Segmented: seg})
+			for i, op := range ScanOps {
+				for _, ty := range ScanTypes {
+					pl, e := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: i == 1, Segmented: seg})
 					if e != nil {
 						err = e
 						continue

@@ -8,39 +8,41 @@ import "C"
 import (
 	"fmt"
 	"unsafe"
+
+	"tecaj/internal/vocab"
 )
 
 // Redukcija is the reductions (cuda/redukcija.cu).
 var Redukcija = register(C.tc_redukcija_program())
 
-// ReduceOps are the operators, in tecaj/redukcija.h's order.
-var ReduceOps = []string{"sum", "min", "max", "mean", "norm", "dot", "argmin", "argmax"}
+// ReduceOps and ReduceTypes are the operators and element types the reductions take.
+var (
+	ReduceOps   = []vocab.Op{vocab.Sum, vocab.Min, vocab.Max, vocab.Mean, vocab.Norm, vocab.Dot, vocab.ArgMin, vocab.ArgMax}
+	ReduceTypes = []vocab.Dtype{vocab.Float32, vocab.Float64, vocab.Int32}
+)
 
-// ReduceTypes are the element types, in tecaj/redukcija.h's order.
-var ReduceTypes = []string{"float32", "float64", "int32"}
-
-// ReductionRequest asks for one reduction of N elements (Op and Type index ReduceOps, ReduceTypes).
+// ReductionRequest asks for one reduction of N elements.
 type ReductionRequest struct {
 	Request
-	Op, Type int
+	Op   vocab.Op
+	Type vocab.Dtype
 }
 
 // RedukcijaPlan is a resolved reduction.
 type RedukcijaPlan struct {
 	Launch
-	Op, Type int
-	Depth    int64 // the most additions one element goes through
-	c        C.tc_redukcija_plan
+	Op          vocab.Op
+	Type        vocab.Dtype
+	Accumulator vocab.Dtype // what the device accumulates in (float32, float64, int64 or int32)
+	Depth       int64       // the most additions one element goes through
+	c           C.tc_redukcija_plan
 }
 
 // ResultBytes are the ranges of the ReductionOutBytes that a run writes: the accumulator's value
 // (4 or 8 bytes at 0) and, for argmin/argmax, the index (8 bytes at 8); the rest is padding.
 func (pl *RedukcijaPlan) ResultBytes() [][2]int {
-	value := 8
-	if acc := int(pl.c.accumulator); acc == 0 || acc == 3 {
-		value = 4
-	}
-	if pl.Op == 6 || pl.Op == 7 {
+	value := pl.Accumulator.Bytes()
+	if pl.Op.Arg() {
 		return [][2]int{{0, value}, {8, 16}}
 	}
 	return [][2]int{{0, value}}
@@ -53,13 +55,13 @@ const ReductionOutBytes = C.TC_REDUKCIJA_OUT_BYTES
 // the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanRedukcija(r ReductionRequest) (*RedukcijaPlan, error) {
 	pl := &RedukcijaPlan{Op: r.Op, Type: r.Type}
-	req := C.tc_redukcija_request{base: r.c(), op: C.tc_redukcija_op(r.Op), _type: C.tc_redukcija_type(r.Type)}
+	req := C.tc_redukcija_request{base: r.c(), op: C.tc_op(r.Op), _type: C.tc_dtype(r.Type)}
 	desc := d.described()
 	if err := planError(Redukcija, r.Request, C.tc_redukcija_make_plan(&req, &desc, &pl.c)); err != nil {
-		return nil, fmt.Errorf("%w (-op %s -type %s)", err, ReduceOps[r.Op], ReduceTypes[r.Type])
+		return nil, fmt.Errorf("%w (-op %s -type %s)", err, r.Op, r.Type)
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
-	pl.Depth = int64(pl.c.depth)
+	pl.Depth, pl.Accumulator = int64(pl.c.depth), vocab.Dtype(pl.c.accumulator)
 	return pl, nil
 }
 

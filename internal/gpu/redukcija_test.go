@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"tecaj/internal/vocab"
+
 	"errors"
 	"math"
 	"testing"
@@ -10,7 +12,7 @@ import (
 
 func TestRedukcijaPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	r := ReductionRequest{Request: Request{Variant: find(t, Redukcija, "r3"), N: 1 << 20, Threads: 256}, Op: 6} // argmin
+	r := ReductionRequest{Request: Request{Variant: find(t, Redukcija, "r3"), N: 1 << 20, Threads: 256}, Op: vocab.ArgMin}
 	if _, err := dev.PlanRedukcija(r); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("r3 argmin: %v, want ErrOutsideDomain (argmin is best's, cub's and cpu's)", err)
 	}
@@ -36,8 +38,9 @@ func init() {
 			return err
 		}
 		defer out.Free()
-		for op, name := range ReduceOps {
-			pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: 0})
+		for _, op := range ReduceOps {
+			name := op.String()
+			pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: vocab.Float32})
 			if errors.Is(err, ErrOutsideDomain) {
 				continue
 			}
@@ -72,8 +75,8 @@ func init() {
 
 func init() {
 	planners["redukcija"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
-		for op := range ReduceOps {
-			for ty := range ReduceTypes {
+		for _, op := range ReduceOps {
+			for _, ty := range ReduceTypes {
 				pl, e := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty})
 				if e != nil {
 					err = e

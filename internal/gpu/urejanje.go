@@ -5,18 +5,13 @@ package gpu
 */
 import "C"
 
+import "tecaj/internal/vocab"
+
 // Urejanje is the bitonic sort (cuda/urejanje.cu).
 var Urejanje = register(C.tc_urejanje_program())
 
-// KeyType is the type of the sort's 32-bit keys.
-type KeyType int
-
-// The key types, as tecaj/urejanje.h numbers them.
-const (
-	Float32 KeyType = C.TC_KEY_FLOAT32
-	Int32   KeyType = C.TC_KEY_INT32
-	Uint32  KeyType = C.TC_KEY_UINT32
-)
+// SortTypes are the key types the sort takes.
+var SortTypes = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
 
 // SortRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).
 type SortRequest struct {
@@ -48,7 +43,7 @@ func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 
 // RunUrejanje sorts keysIn into keysOut; with pairs, valuesOut receives the values: valuesIn's,
 // or each key's index in its array where valuesIn is nil (an argsort).
-func RunUrejanje(pl *UrejanjePlan, t KeyType, descending bool, keysIn, valuesIn, keysOut, valuesOut, scratch *Buffer) error {
-	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_key_type(t), cbool(descending), keysIn.pointer(),
+func RunUrejanje(pl *UrejanjePlan, t vocab.Dtype, descending bool, keysIn, valuesIn, keysOut, valuesOut, scratch *Buffer) error {
+	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_dtype(t), cbool(descending), keysIn.pointer(),
 		(*C.uint32_t)(valuesIn.pointer()), keysOut.pointer(), (*C.uint32_t)(valuesOut.pointer()), scratch.pointer(), nil))
 }

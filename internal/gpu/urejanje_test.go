@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"tecaj/internal/vocab"
+
 	"errors"
 	"math"
 	"testing"
@@ -45,7 +47,7 @@ func init() {
 			}
 			defer scratch.Free()
 			p := 0xFF - byte(poison)*0x5A
-			if err := firstError(bufs[0].Fill(p), bufs[1].Fill(p), RunUrejanje(pl, Float32, false, a, nil, bufs[0], bufs[1], scratch),
+			if err := firstError(bufs[0].Fill(p), bufs[1].Fill(p), RunUrejanje(pl, vocab.Float32, false, a, nil, bufs[0], bufs[1], scratch),
 				Synchronize("urejanje")); err != nil {
 				return err
 			}
@@ -67,7 +69,7 @@ func init() {
 		for i, f := range ha {
 			in[i] = math.Float32bits(f)
 		}
-		if c := verify.CheckSort(in, keys, values, n, 1, verify.Float32, false); c.Bad != 0 {
+		if c := verify.CheckSort(in, keys, values, n, 1, vocab.Float32, false); c.Bad != 0 {
 			t.Errorf("urejanje %s n=%d: %+v", v.Name, n, c)
 		}
 		return nil

@@ -5,25 +5,16 @@ import (
 	"math"
 	"math/rand"
 	"sort"
-)
-
-// KeyType mirrors the library's key types: 0 float32, 1 int32, 2 uint32.
-type KeyType int
-
-// The key types.
-const (
-	Float32 KeyType = iota
-	Int32
-	Uint32
+	"tecaj/internal/vocab"
 )
 
 // OrderKey maps a key's bits to an unsigned word that orders as the sort promises: floats with
 // -0.0 == +0.0 and every NaN last; int32 signed.
-func OrderKey(bits uint32, t KeyType) uint32 {
+func OrderKey(bits uint32, t vocab.Dtype) uint32 {
 	switch t {
-	case Int32:
+	case vocab.Int32:
 		return bits ^ 0x80000000
-	case Uint32:
+	case vocab.Uint32:
 		return bits
 	}
 	if bits&0x7fffffff > 0x7f800000 {
@@ -43,16 +34,16 @@ var Distributions = []string{"uniform", "sorted", "reversed", "equal", "few"}
 
 // SortKeys fills keys (raw bits) from seed: uniform (floats in [-1000, 1000), integers over the
 // whole range), sorted, reversed, equal (one value) or few (16 distinct values).
-func SortKeys(keys []uint32, t KeyType, dist string, seed int64) {
+func SortKeys(keys []uint32, t vocab.Dtype, dist string, seed int64) {
 	parallel(len(keys), func(c, lo, hi int) {
 		r := rand.New(rand.NewSource(seed*1_000_003 + int64(c)))
 		for i := lo; i < hi; i++ {
 			switch {
-			case dist == "few" && t == Float32:
+			case dist == "few" && t == vocab.Float32:
 				keys[i] = math.Float32bits(float32(r.Intn(16) - 8))
 			case dist == "few":
 				keys[i] = uint32(r.Intn(16)) * 0x10000001
-			case t == Float32:
+			case t == vocab.Float32:
 				keys[i] = math.Float32bits(2000*r.Float32() - 1000)
 			default:
 				keys[i] = r.Uint32()
@@ -82,7 +73,7 @@ func SortKeys(keys []uint32, t KeyType, dist string, seed int64) {
 // StableOrder returns the indices of keys in stable sorted order: an LSD radix sort on the order
 // words, two 16-bit passes (fast enough to check 2^24 keys), or for short arrays, where the
 // passes' 2^16 counters would cost more than the keys, a stable comparison sort (O(n log n)).
-func StableOrder(keys []uint32, t KeyType, descending bool) []uint32 {
+func StableOrder(keys []uint32, t vocab.Dtype, descending bool) []uint32 {
 	word := func(i uint32) uint32 {
 		w := OrderKey(keys[i], t)
 		if descending {
@@ -127,7 +118,7 @@ type SortCheck struct {
 // position, those of the CPU's stable sort of the input (in the sort's order: any NaN matches
 // any NaN and -0.0 matches +0.0); with values, every value indexes an input key with the same
 // bits (NaN: any NaN) and each index appears once.
-func CheckSort(in, out, values []uint32, n, batch int64, t KeyType, descending bool) SortCheck {
+func CheckSort(in, out, values []uint32, n, batch int64, t vocab.Dtype, descending bool) SortCheck {
 	// arrays checked in parallel, a group of them a chunk; the results combined in order
 	per := int64(chunk)/n + 1
 	groups := (batch + per - 1) / per
@@ -150,7 +141,7 @@ func CheckSort(in, out, values []uint32, n, batch int64, t KeyType, descending b
 }
 
 // checkArrays is CheckSort over arrays lo..hi-1.
-func checkArrays(in, out, values []uint32, n, lo, hi int64, t KeyType, descending bool) SortCheck {
+func checkArrays(in, out, values []uint32, n, lo, hi int64, t vocab.Dtype, descending bool) SortCheck {
 	var res SortCheck
 	for b := lo; b < hi; b++ {
 		kin, kout := in[b*n:(b+1)*n], out[b*n:(b+1)*n]
@@ -182,15 +173,15 @@ func checkArrays(in, out, values []uint32, n, lo, hi int64, t KeyType, descendin
 	return res
 }
 
-func sameBits(a, b uint32, t KeyType) bool {
-	return a == b || (t == Float32 && a&0x7fffffff > 0x7f800000 && b&0x7fffffff > 0x7f800000)
+func sameBits(a, b uint32, t vocab.Dtype) bool {
+	return a == b || (t == vocab.Float32 && a&0x7fffffff > 0x7f800000 && b&0x7fffffff > 0x7f800000)
 }
 
 // CheckPairs verifies a sort of key-value pairs whose values the user gave: the keys as
 // CheckSort, and each array's (key, value) pairs the same multiset as the input's (values travel
 // with their keys; among equal keys their order is the variant's: by value in the network, by
 // input position in a radix sort).
-func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t KeyType, descending bool) SortCheck {
+func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t vocab.Dtype, descending bool) SortCheck {
 	res := CheckSort(in, out, nil, n, batch, t, descending)
 	type pair struct{ key, value uint32 }
 	sorted := func(keys, values []uint32) []pair {
@@ -224,7 +215,7 @@ const CanonicalNaN = 0x7fffffff
 // SortCPU is urejanje's host variant: Go's sort.SliceStable on each array, arrays in parallel;
 // with values it sorts indices (an argsort) and gathers the keys, and the values (valuesIn's,
 // or where it is nil the indices themselves).
-func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t KeyType, descending bool) {
+func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, descending bool) {
 	work := func(b int64) {
 		kin := in[b*n : (b+1)*n]
 		idx := make([]uint32, n)
@@ -240,7 +231,7 @@ func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t KeyType, desc
 		})
 		for i, j := range idx {
 			out[b*n+int64(i)] = kin[j]
-			if t == Float32 && kin[j]&0x7fffffff > 0x7f800000 {
+			if t == vocab.Float32 && kin[j]&0x7fffffff > 0x7f800000 {
 				out[b*n+int64(i)] = CanonicalNaN // as the devices' sorts give every NaN
 			}
 			if values != nil {

@@ -2,12 +2,13 @@ package verify
 
 import (
 	"math"
+	"tecaj/internal/vocab"
 	"testing"
 	"time"
 )
 
 func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
-	for _, tt := range []KeyType{Float32, Int32, Uint32} {
+	for _, tt := range []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32} {
 		for _, desc := range []bool{false, true} {
 			n, batch := int64(1001), int64(3)
 			in := make([]uint32, n*batch)
@@ -37,14 +38,14 @@ func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
 }
 
 func TestOrderKeyFloats(t *testing.T) {
-	f := func(x float32) uint32 { return OrderKey(math.Float32bits(x), Float32) }
+	f := func(x float32) uint32 { return OrderKey(math.Float32bits(x), vocab.Float32) }
 	nan := math.Float32bits(float32(math.NaN()))
-	if !(f(float32(math.Inf(-1))) < f(-1) && f(-1) < f(0) && f(0) == OrderKey(0x80000000, Float32) &&
-		f(0) < f(1) && f(1) < f(float32(math.Inf(1))) && f(float32(math.Inf(1))) < OrderKey(nan, Float32) &&
-		OrderKey(nan|0x80000000, Float32) == OrderKey(nan, Float32)) {
+	if !(f(float32(math.Inf(-1))) < f(-1) && f(-1) < f(0) && f(0) == OrderKey(0x80000000, vocab.Float32) &&
+		f(0) < f(1) && f(1) < f(float32(math.Inf(1))) && f(float32(math.Inf(1))) < OrderKey(nan, vocab.Float32) &&
+		OrderKey(nan|0x80000000, vocab.Float32) == OrderKey(nan, vocab.Float32)) {
 		t.Error("float order: want -Inf < -1 < -0 == +0 < 1 < +Inf < every NaN")
 	}
-	if !(OrderKey(0x80000000, Int32) < OrderKey(0, Int32) && OrderKey(0xffffffff, Int32) < OrderKey(1, Int32)) {
+	if !(OrderKey(0x80000000, vocab.Int32) < OrderKey(0, vocab.Int32) && OrderKey(0xffffffff, vocab.Int32) < OrderKey(1, vocab.Int32)) {
 		t.Error("int32 order")
 	}
 }
@@ -52,15 +53,15 @@ func TestOrderKeyFloats(t *testing.T) {
 func TestCheckPairsFollowsTheValues(t *testing.T) {
 	n, batch := int64(500), int64(2)
 	in, valuesIn := make([]uint32, n*batch), make([]uint32, n*batch)
-	SortKeys(in, Float32, "few", 3)
-	SortKeys(valuesIn, Uint32, "uniform", 4)
+	SortKeys(in, vocab.Float32, "few", 3)
+	SortKeys(valuesIn, vocab.Uint32, "uniform", 4)
 	out, values := make([]uint32, len(in)), make([]uint32, len(in))
-	SortCPU(in, valuesIn, out, values, n, batch, Float32, false)
-	if c := CheckPairs(in, valuesIn, out, values, n, batch, Float32, false); c.Bad != 0 {
+	SortCPU(in, valuesIn, out, values, n, batch, vocab.Float32, false)
+	if c := CheckPairs(in, valuesIn, out, values, n, batch, vocab.Float32, false); c.Bad != 0 {
 		t.Fatalf("correct pairs rejected: %+v", c)
 	}
 	values[n+3] ^= 1 // a value that did not travel with its key
-	if c := CheckPairs(in, valuesIn, out, values, n, batch, Float32, false); c.Bad == 0 {
+	if c := CheckPairs(in, valuesIn, out, values, n, batch, vocab.Float32, false); c.Bad == 0 {
 		t.Error("a changed value passed")
 	}
 }
@@ -71,7 +72,7 @@ func TestSortCPUCanonicalNaN(t *testing.T) {
 	in := []uint32{0xffc00000, 0x3f800000, 0x7f800001, 0x80000000, 0x7fc00000}
 	for _, desc := range []bool{false, true} {
 		out := make([]uint32, len(in))
-		SortCPU(in, nil, out, nil, int64(len(in)), 1, Float32, desc)
+		SortCPU(in, nil, out, nil, int64(len(in)), 1, vocab.Float32, desc)
 		nans := 0
 		for _, w := range out {
 			if w&0x7fffffff > 0x7f800000 {
@@ -84,7 +85,7 @@ func TestSortCPUCanonicalNaN(t *testing.T) {
 		if nans != 3 || (!desc && (out[0] != 0x80000000 || out[1] != 0x3f800000)) {
 			t.Errorf("desc=%v: %08x", desc, out)
 		}
-		if c := CheckSort(in, out, nil, int64(len(in)), 1, Float32, desc); c.Bad != 0 {
+		if c := CheckSort(in, out, nil, int64(len(in)), 1, vocab.Float32, desc); c.Bad != 0 {
 			t.Errorf("desc=%v: the check fails the host sort: %+v", desc, c)
 		}
 	}
@@ -96,21 +97,21 @@ func TestSortCPUCanonicalNaN(t *testing.T) {
 func TestCheckSortShortArraysIsCheap(t *testing.T) {
 	const batch = 1 << 17
 	in := make([]uint32, batch)
-	SortKeys(in, Float32, "uniform", 3)
+	SortKeys(in, vocab.Float32, "uniform", 3)
 	out := make([]uint32, batch)
 	copy(out, in)
 	start := time.Now()
-	if c := CheckSort(in, out, nil, 1, batch, Float32, false); c.Bad != 0 {
+	if c := CheckSort(in, out, nil, 1, batch, vocab.Float32, false); c.Bad != 0 {
 		t.Fatalf("%+v", c)
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("checking %d arrays of one key took %v", batch, d)
 	}
 	keys := make([]uint32, 1<<14+3) // past the radix threshold: both paths on the same keys
-	SortKeys(keys, Float32, "few", 4)
-	radix := StableOrder(keys, Float32, true)
+	SortKeys(keys, vocab.Float32, "few", 4)
+	radix := StableOrder(keys, vocab.Float32, true)
 	for _, cut := range []int{1, 2, 100, 1 << 13} {
-		small := StableOrder(keys[:cut], Float32, true)
+		small := StableOrder(keys[:cut], vocab.Float32, true)
 		k := 0
 		for _, i := range radix {
 			if int(i) < cut {

@@ -15,7 +15,7 @@ const tc_program *tc_konvolucija_program(void);
 typedef enum { TC_BORDER_ZERO = 0, TC_BORDER_REPLICATE = 1 } tc_border;
 /* The pixels: float32, or uint8 (images: best only, 2-D, square masks of 3, 5 or 7; sums in
  * float32, out rounded to the nearest, ties to even, and clamped to 0..255). */
-typedef enum { TC_PIXEL_FLOAT32 = 0, TC_PIXEL_UINT8 = 1 } tc_konvolucija_pixel;
+/* (TC_FLOAT32 or TC_UINT8) */
 
 /* The largest masks: 31 x 31 in 2-D, 63 taps in 1-D. */
 #define TC_KONVOLUCIJA_MAX_2D 31
@@ -29,7 +29,7 @@ typedef struct {
     tc_border border;
     int magnitude;       /* 2-D, square masks, best: sqrt(gx^2 + gy^2) of the mask (gx) and its transpose (gy),
                           * as Sobel's gradient magnitude from sobel-x */
-    tc_konvolucija_pixel pixel;
+    tc_dtype pixel;
     const float *mask;   /* the mask_w x mask_h weights, row-major, in host memory (required): the plan keeps a
                           * copy, and best launches with it as a kernel argument (no copy to the device before
                           * its kernel; for 8-bit pixels, whether it is separable or a box is decided on the
@@ -41,7 +41,7 @@ typedef struct {
     int dim, width, height, mask_w, mask_h;
     tc_border border;
     int magnitude;
-    tc_konvolucija_pixel pixel;
+    tc_dtype pixel;
     int block_x, block_y; /* the 2-D block's shape (1-D: threads x 1) */
     int grid_y;
     float mask[TC_KONVOLUCIJA_MAX_2D * TC_KONVOLUCIJA_MAX_2D]; /* the request's mask (the rest 0) */
@@ -55,7 +55,7 @@ tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const 
  * and never mask, which may then be NULL. */
 tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const float *in, const float *mask, float *out,
                              cudaStream_t stream);
-/* The same for a TC_PIXEL_UINT8 plan (best only: the mask is the plan's): in, out: width x height
+/* The same for a TC_UINT8 plan (best only: the mask is the plan's): in, out: width x height
  * bytes (each function refuses the other's plans). */
 tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *plan, const uint8_t *in, uint8_t *out, cudaStream_t stream);
 

@@ -13,21 +13,20 @@ extern "C" {
 
 const tc_program *tc_prefiks_program(void);
 
-typedef enum { TC_SCAN_SUM = 0, TC_SCAN_MAX = 1, TC_SCAN_MIN = 2 } tc_prefiks_op;
-typedef enum { TC_SCAN_INT32 = 0, TC_SCAN_FLOAT32 = 1 } tc_prefiks_type;
+/* Operators: TC_SUM, TC_MIN, TC_MAX. Types: TC_FLOAT32, TC_INT32. */
 
 typedef struct {
     tc_request base; /* base.n elements */
-    tc_prefiks_op op;
-    tc_prefiks_type type;
+    tc_op op;
+    tc_dtype type;
     int exclusive;
     int segmented; /* head flags (uint8, one per element) come with the run */
 } tc_prefiks_request;
 
 typedef struct {
     tc_launch launch; /* out_count = n */
-    tc_prefiks_op op;
-    tc_prefiks_type type;
+    tc_op op;
+    tc_dtype type;
     int exclusive, segmented;
     int levels;     /* grid, co, seg: the levels of block totals scanned recursively */
     int64_t depth;  /* the most operations one output goes through (the float error bound's) */

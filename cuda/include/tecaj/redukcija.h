@@ -15,30 +15,19 @@ extern "C" {
 
 const tc_program *tc_redukcija_program(void);
 
-typedef enum {
-    TC_RED_SUM = 0,
-    TC_RED_MIN = 1,
-    TC_RED_MAX = 2,
-    TC_RED_MEAN = 3,
-    TC_RED_NORM = 4,
-    TC_RED_DOT = 5,
-    TC_RED_ARGMIN = 6,
-    TC_RED_ARGMAX = 7,
-} tc_redukcija_op;
-
-typedef enum { TC_RED_FLOAT32 = 0, TC_RED_FLOAT64 = 1, TC_RED_INT32 = 2 } tc_redukcija_type;
+/* Operators: every tc_op. Types: TC_FLOAT32, TC_FLOAT64, TC_INT32. */
 
 typedef struct {
     tc_request base; /* base.n elements; threads a power of two where the variant says TC_POW2_THREADS */
-    tc_redukcija_op op;
-    tc_redukcija_type type;
+    tc_op op;
+    tc_dtype type;
 } tc_redukcija_request;
 
 typedef struct {
     tc_launch launch;  /* out_count = 1 result (a tc_redukcija_result's worth of bytes) */
-    tc_redukcija_op op;
-    tc_redukcija_type type;
-    int accumulator;   /* what the device accumulates in: 0 float, 1 double, 2 int64, 3 int32 */
+    tc_op op;
+    tc_dtype type;
+    tc_dtype accumulator; /* what the device accumulates in: TC_FLOAT32, TC_FLOAT64, TC_INT64 or TC_INT32 */
     int passes;        /* launches of the reduction itself (the lecture's relaunches on the partials) */
     int64_t depth;     /* the most additions one element goes through (the error bound's depth) */
     tc_device device;  /* the device planned for: the lecture's later passes size their grids from it */

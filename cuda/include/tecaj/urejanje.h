@@ -11,7 +11,7 @@ extern "C" {
 
 const tc_program *tc_urejanje_program(void);
 
-typedef enum { TC_KEY_FLOAT32 = 0, TC_KEY_INT32 = 1, TC_KEY_UINT32 = 2 } tc_key_type;
+/* Key types: TC_FLOAT32, TC_INT32, TC_UINT32. */
 
 /* base.threads: a power of two from 32 to 1024 (0: the variant's choice); base.blocks must be 0
  * (every variant sizes its own grids). */
@@ -33,7 +33,7 @@ tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_dev
 /* keys_in/keys_out: batch*n keys (float, int32_t or uint32_t); values_in may be NULL (then each
  * value is its key's index within its array: the result is also an argsort); values_out is
  * required with pairs and ignored without. keys_out may equal keys_in. */
-tc_status tc_urejanje_run(const tc_urejanje_plan *plan, tc_key_type type, int descending, const void *keys_in,
+tc_status tc_urejanje_run(const tc_urejanje_plan *plan, tc_dtype type, int descending, const void *keys_in,
                           const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
                           cudaStream_t stream);
 
