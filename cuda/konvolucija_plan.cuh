@@ -34,10 +34,7 @@ const tc_variant variants[VARIANTS] = {
     {"t", "shared-memory tiles: the block loads its tile and halo once, then computes from shared memory",
      "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
      TC_KERNELS(kt)},
-    {"best", "register-blocked tiles: 16-byte patch loads, each thread a column of 8 or 16 outputs, rows rolling in registers; "
-     "5 x 5 masks and the 3 x 3 magnitude streamed down strips of rows without shared memory; "
-     "8-bit pixels 8 columns a thread, a mask that is one column times one row filtered separably there, a box summed "
-     "as integers two to a register (a 3 x 3 box streamed down the rows)",
+    {"best", "register-blocked tiles (rows rolling in registers), strips streamed without shared memory; an 8-bit path",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},

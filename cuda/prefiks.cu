@@ -16,8 +16,6 @@
 
 namespace {
 
-constexpr unsigned kFull = 0xffffffffu;
-
 // A 32-bit element's bits and back (status words hold them).
 template <typename T>
 __device__ __forceinline__ uint32_t bits_of(T v) {
@@ -57,11 +55,11 @@ using tc::shfl;
 using tc::shfl_up;
 template <typename T>
 __device__ __forceinline__ Seg<T> shfl_up(Seg<T> v, int d) {
-    return {__shfl_up_sync(kFull, v.v, d), __shfl_up_sync(kFull, v.f, d)};
+    return {__shfl_up_sync(tc::kFullWarp, v.v, d), __shfl_up_sync(tc::kFullWarp, v.f, d)};
 }
 template <typename T>
 __device__ __forceinline__ Seg<T> shfl(Seg<T> v, int lane) {
-    return {__shfl_sync(kFull, v.v, lane), __shfl_sync(kFull, v.f, lane)};
+    return {__shfl_sync(tc::kFullWarp, v.v, lane), __shfl_sync(tc::kFullWarp, v.f, lane)};
 }
 
 // Step hs: one block, Hillis-Steele in shared memory: for offsets 1, 2, 4, ... every thread reads

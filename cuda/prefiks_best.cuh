@@ -37,7 +37,7 @@ namespace {
 // look-backs a byte; 8 (8192) for n too small to give every SM a few tiles of 16384; 7 (7168)
 // for segmented scans (pairs take more registers: see best_blocks_per_sm).
 constexpr int kBestThreads = 256;
-// the segmented rows, one token: kbest's kernel names and best's description spell it (TC_XSTR)
+// the segmented rows, one token: kbest's kernel names spell it (TC_XSTR)
 #define TC_BEST_SEG_ROWS 7
 #define TC_STR(x) #x
 #define TC_XSTR(x) TC_STR(x)
@@ -107,16 +107,16 @@ template <typename T, typename Op>
 __device__ __forceinline__ Seg<T> seg_warp_scan_exclusive(Seg<T> v, Seg<T> *warp_total) {
     const Op op{};
     const int lane = threadIdx.x & 31;
-    const unsigned heads = __ballot_sync(kFull, v.f != 0u), upto = heads & (kFull >> (31 - lane));
+    const unsigned heads = __ballot_sync(tc::kFullWarp, v.f != 0u), upto = heads & (tc::kFullWarp >> (31 - lane));
     const int head = upto ? 31 - __clz(int(upto)) : -1;  // the nearest head at or before this lane (-1: none)
     T s = v.v;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const T u = __shfl_up_sync(kFull, s, d);
+        const T u = __shfl_up_sync(tc::kFullWarp, s, d);
         if (lane >= d && lane - d >= head) s = op(u, s);
     }
-    *warp_total = {__shfl_sync(kFull, s, 31), heads != 0u ? 1u : 0u};
-    const T before = __shfl_up_sync(kFull, s, 1);
+    *warp_total = {__shfl_sync(tc::kFullWarp, s, 31), heads != 0u ? 1u : 0u};
+    const T before = __shfl_up_sync(tc::kFullWarp, s, 1);
     return lane == 0 ? Segmented<Op>::template identity<Seg<T>>() : Seg<T>{before, heads & ((1u << lane) - 1u) ? 1u : 0u};
 }
 template <typename T, typename Op>
@@ -158,9 +158,9 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
         if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_relaxed);
         const uint32_t status = status_of(w);
         const bool valid = published(w, epoch);
-        const unsigned inclusive = __ballot_sync(kFull, valid && status == kInclusive), missing = __ballot_sync(kFull, !valid);
+        const unsigned inclusive = __ballot_sync(tc::kFullWarp, valid && status == kInclusive), missing = __ballot_sync(tc::kFullWarp, !valid);
         const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
-        const unsigned before_it = first == 32 ? kFull : (1u << first) - 1u;
+        const unsigned before_it = first == 32 ? tc::kFullWarp : (1u << first) - 1u;
         if (!(missing & before_it)) {  // every word up to it is published
             if (first < 32) {
                 // the window joins the stack, and the fold reads it from the inclusive prefix on, older to
@@ -222,9 +222,9 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
     __syncwarp();
     Seg<T> total;
     const Seg<T> before = seg_warp_scan_exclusive<T, Op>(x, &total);
-    const T in_group = __shfl_sync(kFull, before.v, i);
-    const bool headed = __shfl_sync(kFull, before.f, i) != 0u;
-    if (__any_sync(kFull, gave_up)) return tc::identity<T, Op>();  // (never expected): the check fails
+    const T in_group = __shfl_sync(tc::kFullWarp, before.v, i);
+    const bool headed = __shfl_sync(tc::kFullWarp, before.f, i) != 0u;
+    if (__any_sync(tc::kFullWarp, gave_up)) return tc::identity<T, Op>();  // (never expected): the check fails
     const cuda::atomic_ref<uint64_t, cuda::thread_scope_device> group(groups[g]);
     if (i == 31 && lane == 0)
         group.store(status_word(bits_of(total.v), total.f ? kInclusive : kAggregate, epoch), cuda::memory_order_relaxed);

@@ -216,7 +216,7 @@ const tc_variant variants[VARIANTS] = {
      kAny, "read n, write n (+ a second read and write of out)", 0, TC_KERNELS(kco)},
     {"seg", "segmented: (value, head flag) pairs with the lecture's operator, over the grid scan",
      "any n; segmented only (-seglen or -flags)", "read n + n flags, write n", TC_OWN_GRID, TC_KERNELS(kseg)},
-    {"best", "one pass: decoupled look-back, 32 or 64 elements a thread (segmented: 4 x " TC_XSTR(TC_BEST_SEG_ROWS) ") in 16-byte loads, the look-back by groups of 32 tiles (each prefix one fixed expression: deterministic)",
+    {"best", "one pass: decoupled look-back by groups of 32 tiles, 16-byte loads, deterministic",
      "any n, plain or segmented", "read n (+ n flags), write n", TC_OWN_GRID,
      TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceScan; segments: keys from a scan of the flags, then ScanByKey (timed whole)",

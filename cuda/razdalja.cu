@@ -61,7 +61,7 @@ __device__ __forceinline__ float last_warp_sum(const float *cache) {
     float v = cache[t];
     if (t + 32 < int(blockDim.x)) v += cache[t + 32];
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(tc::kFullWarp, v, offset);
     return v;
 }
 

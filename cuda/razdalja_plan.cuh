@@ -47,8 +47,7 @@ const tc_variant variants[VARIANTS] = {
      "n <= 2^22 (one float32 counter takes all n additions: its error bound, n*2^-24, reaches 1/4 there); "
      "larger n: la1 or best",
      "8n", 0, TC_KERNELS(kla2)},
-    {"best", "redukcija's one-launch engine: 16-byte loads, fixed-order (deterministic) combine of block partials; "
-             "differences and squares in float64 (no overflow at 1e20, no underflow at 1e-41)",
+    {"best", "one launch, deterministic (redukcija's engine), in float64: right at 1e20 and 1e-41",
      "any n; its own grid, blocks of 256 or 512 threads (-threads 0 chooses)", "8n", 0, TC_KERNELS(kbest)},
     {"cub", "baseline: cub::DeviceReduce::Sum over a squared-difference transform iterator", "any n", "8n",
      TC_LIBRARY, nullptr, 0},

@@ -20,7 +20,6 @@
 namespace {
 
 constexpr int kMaxThreads = 1024;
-constexpr unsigned kFull = 0xffffffffu;
 // the element map and best: the engine in reduce_best.cuh, shared with razdalja's best
 using tc::best_blocks;
 using tc::Element;
@@ -230,7 +229,7 @@ __device__ __forceinline__ A last_warp(const A *sdata, unsigned block) {
     A v = sdata[threadIdx.x];
     if (block >= 64) v = Op()(v, sdata[threadIdx.x + 32]);
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(kFull, v, offset));
+    for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(tc::kFullWarp, v, offset));
     return v;
 }
 
@@ -294,14 +293,14 @@ template <typename A, typename Op>
 __device__ __forceinline__ A warp_shuffle_reduce(A v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Min>::value)
-        return __reduce_min_sync(kFull, v);
+        return __reduce_min_sync(tc::kFullWarp, v);
     else if constexpr (cuda::std::is_same<A, int>::value && cuda::std::is_same<Op, tc::Max>::value)
-        return __reduce_max_sync(kFull, v);
+        return __reduce_max_sync(tc::kFullWarp, v);
     else
 #endif
     {
 #pragma unroll
-        for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(kFull, v, offset));
+        for (int offset = 16; offset > 0; offset >>= 1) v = Op()(v, __shfl_down_sync(tc::kFullWarp, v, offset));
         return v;
     }
 }
