@@ -195,6 +195,9 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     const int64_t n = p.n;
     out->batch = r->batch;
     out->pairs = r->pairs ? 1 : 0;
+    if (r->type != TC_FLOAT32 && r->type != TC_INT32 && r->type != TC_UINT32) return TC_BAD_ARGUMENT;
+    out->type = r->type;
+    out->descending = r->descending ? 1 : 0;
     if (n > (int64_t(1) << 32) || r->batch > (int64_t(1) << 40) / n) return TC_OUTSIDE_DOMAIN;
     out->padded = int64_t(1) << tc::ceil_log2(n);
     p.out_count = p.items = n * r->batch;
@@ -211,11 +214,12 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     return out->pairs ? dry_run<uint64_t>(*out, *dev) : dry_run<uint32_t>(*out, *dev);
 }
 
-extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, tc_dtype type, int descending, const void *keys_in,
-                                     const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
-                                     cudaStream_t s) {
+extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, const void *keys_in, const uint32_t *values_in,
+                                     void *keys_out, uint32_t *values_out, void *scratch, cudaStream_t s) {
     if (!p || !keys_in || !keys_out || !scratch || (p->pairs && !values_out) || p->padded < 1 || p->batch < 1)
         return TC_BAD_ARGUMENT;
+    const tc_dtype type = p->type;  // (the plan's)
+    const int descending = p->descending;
     if (type != TC_FLOAT32 && type != TC_INT32 && type != TC_UINT32) return TC_BAD_ARGUMENT;
     const int64_t items = p->launch.items;
     if (p->launch.variant == VCUB) {

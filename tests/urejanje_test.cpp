@@ -16,8 +16,8 @@ const tc_program *const kProgram = tc_urejanje_program();
 const bool registered = register_program(kProgram);
 
 tc_status plan(int v, int64_t n, int64_t batch, bool pairs, int threads, const tc_device *d, tc_urejanje_plan *p,
-               int blocks = 0) {
-    const tc_urejanje_request r{{v, n, threads, blocks}, batch, pairs ? 1 : 0};
+               int blocks = 0, tc_dtype type = TC_FLOAT32, bool descending = false) {
+    const tc_urejanje_request r{{v, n, threads, blocks}, batch, pairs ? 1 : 0, type, descending ? 1 : 0};
     return tc_urejanje_make_plan(&r, d, p);
 }
 int find(const char *name) { return tc_variant_find(kProgram, name); }
@@ -84,7 +84,7 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     ASSERT_EQ(int64_t(keys.size()), items);
     const tc_device d = device();
     tc_urejanje_plan p;
-    ASSERT_EQ(TC_OK, plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p)) << describe(c);
+    ASSERT_EQ(TC_OK, plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p, 0, c.type, c.descending)) << describe(c);
     DeviceBuffer<uint32_t> in(items), out(items), values(items);
     DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
     in.upload(keys);
@@ -94,7 +94,7 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     for (uint32_t poison_bits : {0xffffffffu, 0x5a5a5a5au}) {
         out.upload(std::vector<uint32_t>(items, poison_bits));
         values.upload(std::vector<uint32_t>(items, poison_bits));
-        ASSERT_EQ(TC_OK, tc_urejanje_run(&p, c.type, c.descending, in.ptr, nullptr, out.ptr,
+        ASSERT_EQ(TC_OK, tc_urejanje_run(&p, in.ptr, nullptr, out.ptr,
                                          c.pairs ? values.ptr : nullptr, scratch.ptr, nullptr))
             << describe(c);
         ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << describe(c);
@@ -271,6 +271,10 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 10, 1, false, 96, &d, &p));     // not a power of two
     EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 10, 1, false, 2048, &d, &p));   // > 1024
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_urejanje_make_plan(nullptr, &d, &p));
+    EXPECT_EQ(TC_BAD_ARGUMENT, plan(0, 10, 1, false, 256, &d, &p, 0, TC_FLOAT64));  // 32-bit keys only
+    ASSERT_EQ(TC_OK, plan(0, 10, 1, false, 256, &d, &p, 0, TC_UINT32, true));
+    EXPECT_EQ(p.type, TC_UINT32);
+    EXPECT_EQ(p.descending, 1);
     for (int v = 0; v < tc_variant_count(kProgram); ++v)  // every variant sizes its own grids
         EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(v, 1000, 1, false, 256, &d, &p, 5));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(0, int64_t(1) << 20, int64_t(1) << 21, false, 256, &d, &p));  // 2^41 keys
@@ -305,7 +309,7 @@ TEST(Urejanje, LaunchesAsPlanned) {
             DeviceBuffer<uint32_t> in(items), out(items), values(items);
             DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
             expect_launches_as_planned(kProgram, p.launch, [&](cudaStream_t s) {
-                return tc_urejanje_run(&p, TC_FLOAT32, 0, in.ptr, nullptr, out.ptr, values.ptr, scratch.ptr, s);
+                return tc_urejanje_run(&p, in.ptr, nullptr, out.ptr, values.ptr, scratch.ptr, s);
             }, std::string(tc_variant_at(kProgram, v)->name) + " n=" + std::to_string(sh.n) + " batch=" +
                    std::to_string(sh.batch) + (sh.pairs ? " pairs" : " keys"));
         }

@@ -79,7 +79,8 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanUrejanje(gpu.SortRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs})
+			return dev.PlanUrejanje(gpu.SortRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
+				Descending: opt.descending})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
@@ -275,7 +276,7 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 		dValues = s.dValues
 	}
 	run := func() error {
-		return gpu.RunUrejanje(pl, s.opt.keyDtype, s.opt.descending, s.dIn, s.dValsIn, s.dOut, dValues, scratch)
+		return gpu.RunUrejanje(pl, s.dIn, s.dValsIn, s.dOut, dValues, scratch)
 	}
 	// every bit pattern is a legal key and value: two runs under two poisons
 	var first [2][]uint32 // run 0's keys and values

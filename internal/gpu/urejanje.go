@@ -16,8 +16,10 @@ var SortTypes = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
 // SortRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).
 type SortRequest struct {
 	Request
-	Batch int64
-	Pairs bool
+	Batch      int64
+	Pairs      bool
+	Type       vocab.Dtype // float32 (the zero value), int32 or uint32
+	Descending bool
 }
 
 // UrejanjePlan is a resolved sort.
@@ -31,7 +33,8 @@ type UrejanjePlan struct {
 // domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
 func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 	pl := &UrejanjePlan{}
-	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: cbool(r.Pairs)}
+	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: cbool(r.Pairs), _type: C.tc_dtype(r.Type),
+		descending: cbool(r.Descending)}
 	desc := d.described()
 	if err := planError(Urejanje, r.Request, C.tc_urejanje_make_plan(&req, &desc, &pl.c)); err != nil {
 		return nil, err
@@ -41,9 +44,9 @@ func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
 	return pl, nil
 }
 
-// RunUrejanje sorts keysIn into keysOut; with pairs, valuesOut receives the values: valuesIn's,
-// or each key's index in its array where valuesIn is nil (an argsort).
-func RunUrejanje(pl *UrejanjePlan, t vocab.Dtype, descending bool, keysIn, valuesIn, keysOut, valuesOut, scratch *Buffer) error {
-	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, C.tc_dtype(t), cbool(descending), keysIn.pointer(),
+// RunUrejanje sorts keysIn into keysOut (the plan's key type and direction); with pairs, valuesOut
+// receives the values: valuesIn's, or each key's index in its array where valuesIn is nil (an argsort).
+func RunUrejanje(pl *UrejanjePlan, keysIn, valuesIn, keysOut, valuesOut, scratch *Buffer) error {
+	return check("launching urejanje "+pl.Variant.Name, C.tc_urejanje_run(&pl.c, keysIn.pointer(),
 		(*C.uint32_t)(valuesIn.pointer()), keysOut.pointer(), (*C.uint32_t)(valuesOut.pointer()), scratch.pointer(), nil))
 }

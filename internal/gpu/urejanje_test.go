@@ -47,7 +47,7 @@ func init() {
 			}
 			defer scratch.Free()
 			p := 0xFF - byte(poison)*0x5A
-			if err := firstError(bufs[0].Fill(p), bufs[1].Fill(p), RunUrejanje(pl, vocab.Float32, false, a, nil, bufs[0], bufs[1], scratch),
+			if err := firstError(bufs[0].Fill(p), bufs[1].Fill(p), RunUrejanje(pl, a, nil, bufs[0], bufs[1], scratch),
 				Synchronize("urejanje")); err != nil {
 				return err
 			}

@@ -17,8 +17,10 @@ const tc_program *tc_urejanje_program(void);
  * (every variant sizes its own grids). */
 typedef struct {
     tc_request base;
-    int64_t batch; /* independent arrays of n keys */
-    int pairs;     /* key-value pairs */
+    int64_t batch;  /* independent arrays of n keys */
+    int pairs;      /* key-value pairs */
+    tc_dtype type;  /* the keys: TC_FLOAT32 (0, the default), TC_INT32 or TC_UINT32 */
+    int descending; /* nonzero: descending */
 } tc_urejanje_request;
 
 typedef struct {
@@ -26,6 +28,8 @@ typedef struct {
     int64_t batch;
     int64_t padded;   /* each array's length in the network: the next power of two >= n */
     int pairs;
+    tc_dtype type;
+    int descending;
     int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
 } tc_urejanje_plan;
 
@@ -33,9 +37,8 @@ tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_dev
 /* keys_in/keys_out: batch*n keys (float, int32_t or uint32_t); values_in may be NULL (then each
  * value is its key's index within its array: the result is also an argsort); values_out is
  * required with pairs and ignored without. keys_out may equal keys_in. */
-tc_status tc_urejanje_run(const tc_urejanje_plan *plan, tc_dtype type, int descending, const void *keys_in,
-                          const uint32_t *values_in, void *keys_out, uint32_t *values_out, void *scratch,
-                          cudaStream_t stream);
+tc_status tc_urejanje_run(const tc_urejanje_plan *plan, const void *keys_in, const uint32_t *values_in, void *keys_out,
+                          uint32_t *values_out, void *scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
