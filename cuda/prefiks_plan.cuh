@@ -318,6 +318,10 @@ struct Carry {
 };
 static_assert(sizeof(Carry<float>) == TC_PREFIKS_CARRY_BYTES, "the carry's layout");
 
+// first_head's minimum starts at n (a plain scan's slice has no head): a kernel, not a copy from the
+// host, which would wait for the stream and leave the device idle until the host came back
+__global__ void carry_start(unsigned long long *first, int64_t n) { *first = (unsigned long long)n; }
+
 // The slice's first head: each block looks for the first in its chunks, the minimum wins; a block
 // whose chunk starts past a head already found stops (segments are short: most stop at once).
 __global__ void first_head(const uint8_t *flags, int64_t n, unsigned long long *first) {
@@ -355,9 +359,9 @@ extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *
                                           const void *out, void *carry, cudaStream_t s) {
     if (!p || !in || !out || !carry || (p->segmented && !flags) || p->launch.n < 1) return TC_BAD_ARGUMENT;
     const int64_t n = p->launch.n;
-    // first_head's minimum starts at n (a plain scan's slice has no head)
     auto *first = reinterpret_cast<unsigned long long *>(static_cast<unsigned char *>(carry) + 8);
-    TC_TRY(cudaMemcpyAsync(first, &n, 8, cudaMemcpyHostToDevice, s));
+    carry_start<<<1, 1, 0, s>>>(first, n);
+    TC_LAUNCHED();
     if (p->segmented) {
         first_head<<<264, 256, 0, s>>>(flags, n, first);
         TC_LAUNCHED();
