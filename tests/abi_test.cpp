@@ -91,6 +91,7 @@ TEST(KernelAttributes, EveryListedKernel) {
 TEST(Status, NamesOwnAndCudaCodes) {
     EXPECT_STREQ(tc_status_name(TC_OUTSIDE_DOMAIN), "TC_OUTSIDE_DOMAIN");
     EXPECT_STREQ(tc_status_name(TC_BAD_ARGUMENT), "TC_BAD_ARGUMENT");
+    EXPECT_STREQ(tc_status_name(TC_UNAVAILABLE), "TC_UNAVAILABLE");
     EXPECT_STREQ(tc_status_name(int(cudaErrorInsufficientDriver)), "cudaErrorInsufficientDriver");
     EXPECT_STREQ(tc_status_name(int(cudaErrorNoDevice)), "cudaErrorNoDevice");
 }
