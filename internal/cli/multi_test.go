@@ -136,3 +136,33 @@ func TestMultiProcess(t *testing.T) {
 		}
 	}
 }
+
+// The flags of several GPUs, without a GPU: each misuse is one line and exit 2 for the programs
+// that take them; the others do not know -gpus.
+func TestMultiFlagsBadUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-gpus", "9"}, "-gpus 9: from 1 to 8"},
+		{[]string{"-gpus", "-1"}, "-gpus -1: from 1 to 8"},
+		{[]string{"-gpus", "2", "-nranks", "2", "-coordinator", "h:1"}, "one or the other"},
+		{[]string{"-nranks", "2"}, "-nranks needs -coordinator"},
+		{[]string{"-nranks", "2", "-rank", "2", "-coordinator", "h:1"}, "the rank from 0 to nranks-1"},
+		{[]string{"-rank", "1"}, "go with -nranks"},
+		{[]string{"-gpus", "2", "-n", "2^10,2^12"}, "one size"},
+	}
+	for _, name := range []string{"razdalja", "redukcija", "prefiks"} {
+		for _, c := range cases {
+			code, _, stderr := clitest.Run(t, name, c.args...)
+			if code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
+				t.Errorf("%s %v: exit %d, stderr %q; want exit 2 and one line with %q", name, c.args, code, stderr, c.want)
+			}
+		}
+	}
+	for _, name := range []string{"razlika", "urejanje", "konvolucija"} {
+		if code, _, stderr := clitest.Run(t, name, "-gpus", "2"); code != 2 || !strings.Contains(stderr, "not defined") {
+			t.Errorf("%s -gpus 2: exit %d, %q", name, code, stderr)
+		}
+	}
+}
