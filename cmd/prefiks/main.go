@@ -285,7 +285,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		plan                                    *gpu.PrefiksPlan
 	}
 	parts := make([]part, len(m.Local))
-	index := func(r *cli.Rank) *part { return &parts[r.Rank-m.Local[0].Rank] }
+	index := func(r *cli.Rank) *part { return &parts[r.Local] }
 	defer m.Do(func(r *cli.Rank) error {
 		p := index(r)
 		gpu.FreeEach(p.in, p.flags, p.out, p.carry, p.carries, p.scratch)

@@ -147,7 +147,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		host                         []float32
 	}
 	parts := make([]part, len(m.Local))
-	index := func(r *cli.Rank) *part { return &parts[r.Rank-m.Local[0].Rank] }
+	index := func(r *cli.Rank) *part { return &parts[r.Local] }
 	defer m.Do(func(r *cli.Rank) error {
 		p := index(r)
 		gpu.FreeEach(p.a, p.b, p.out, p.gathered, p.scratch)

@@ -294,13 +294,14 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		host                         []byte
 	}
 	parts := make([]part, len(m.Local))
+	index := func(r *cli.Rank) *part { return &parts[r.Local] }
 	defer m.Do(func(r *cli.Rank) error {
-		p := &parts[r.Rank-m.Local[0].Rank]
+		p := index(r)
 		gpu.FreeEach(p.a, p.b, p.out, p.gathered, p.scratch)
 		return nil
 	})
 	err = m.Do(func(r *cli.Rank) (err error) {
-		p, sl := &parts[r.Rank-m.Local[0].Rank], slices[r.Rank]
+		p, sl := index(r), slices[r.Rank]
 		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.gathered}, gpu.ReductionOutBytes, int64(m.Ranks)*gpu.ReductionOutBytes); err != nil {
 			return err
 		}
@@ -336,14 +337,14 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		return report.Row{}, err
 	}
 	kernel := func(r *cli.Rank) error {
-		p := &parts[r.Rank-m.Local[0].Rank]
+		p := index(r)
 		if p.plan == nil {
 			return nil
 		}
 		return gpu.RunRedukcija(p.plan, p.a, p.b, p.out, p.scratch)
 	}
 	combine := func(r *cli.Rank) error {
-		p := &parts[r.Rank-m.Local[0].Rank]
+		p := index(r)
 		return r.Comm.AllGather(p.out, p.gathered, gpu.ReductionOutBytes)
 	}
 	times, err := m.Time(kernel, combine)
@@ -352,7 +353,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	}
 	// every rank copies the results back and folds them; rank 0's (the first local one's) is checked
 	d2h, err := m.OnFirst(func(r *cli.Rank) error {
-		p := &parts[r.Rank-m.Local[0].Rank]
+		p := index(r)
 		p.host = make([]byte, m.Ranks*gpu.ReductionOutBytes)
 		return p.gathered.DownloadBytes(p.host)
 	})

@@ -299,16 +299,6 @@ func FirstError(errs ...error) error {
 	return nil
 }
 
-// Choose is the index of value among a flag's choices, or the usage error that names them.
-func Choose(flagName, value string, choices []string) (int, error) {
-	for i, c := range choices {
-		if c == value {
-			return i, nil
-		}
-	}
-	return -1, fmt.Errorf("-%s %q is unknown; choose one of %s", flagName, value, strings.Join(choices, ", "))
-}
-
 // Poisons are the two fills of an output whose every bit pattern is a legal value (integers,
 // sort keys): a slot was not written only where it holds the first after the first run and the
 // second after the second.

@@ -26,7 +26,8 @@ type MultiSession interface {
 // Rank is one GPU of a run over several: its device, communicator and timer, and the locked OS
 // thread every call for it runs on (its device current there).
 type Rank struct {
-	Rank  int
+	Rank  int // among every process's ranks
+	Local int // among this process's: the index of its part in a command's per-rank slices
 	Dev   *gpu.Device
 	Comm  *gpu.Comm
 	Timer *gpu.Timer
@@ -112,7 +113,7 @@ func openMulti(o Options) (*Multi, error) {
 		}
 		m.Ranks = o.GPUs
 		for r := 0; r < o.GPUs; r++ {
-			m.Local = append(m.Local, &Rank{Rank: r})
+			m.Local = append(m.Local, &Rank{Rank: r, Local: r})
 		}
 	} else {
 		m.Ranks = o.NRanks
@@ -237,7 +238,7 @@ func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
 		rounds[i].Add(len(m.Local))
 	}
 	err := m.Do(func(r *Rank) error {
-		t := &times[indexOf(m.Local, r)]
+		t := &times[r.Local]
 		for rep := 0; rep <= m.Reps; rep++ {
 			rounds[rep].Done()
 			rounds[rep].Wait()
@@ -254,15 +255,6 @@ func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
 		return nil
 	})
 	return times, err
-}
-
-func indexOf(rs []*Rank, r *Rank) int {
-	for i := range rs {
-		if rs[i] == r {
-			return i
-		}
-	}
-	return -1
 }
 
 // Row fills a row's times from every local rank's: kernel, the slowest GPU's median; host, the
