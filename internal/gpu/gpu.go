@@ -413,33 +413,29 @@ func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 // Split queues first's work and then second's with no wait between them (several GPUs: a kernel,
 // then the collective after it) and returns the device time of each, between three events.
 func (t *Timer) Split(first, second func() error) (a, b float64, err error) {
-	if err := cuda("recording an event", C.cudaEventRecord(t.start, nil)); err != nil {
+	total, err := t.between(func() error {
+		if err := first(); err != nil {
+			return err
+		}
+		if err := cuda("recording an event", C.cudaEventRecord(t.mid, nil)); err != nil {
+			return err
+		}
+		return second()
+	}, func() {})
+	if err != nil {
 		return 0, 0, err
 	}
-	if err := first(); err != nil {
+	if a, err = t.elapsed(t.start, t.mid); err != nil {
 		return 0, 0, err
 	}
-	if err := cuda("recording an event", C.cudaEventRecord(t.mid, nil)); err != nil {
-		return 0, 0, err
-	}
-	if err := second(); err != nil {
-		return 0, 0, err
-	}
-	if err := cuda("recording an event", C.cudaEventRecord(t.stop, nil)); err != nil {
-		return 0, 0, err
-	}
-	if err := cuda("waiting for the timed work", C.cudaEventSynchronize(t.stop)); err != nil {
-		return 0, 0, err
-	}
+	return a, total - a, nil
+}
+
+// elapsed is the time between two recorded events, in milliseconds.
+func (t *Timer) elapsed(from, to C.cudaEvent_t) (float64, error) {
 	var ms C.float
-	if err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, t.start, t.mid)); err != nil {
-		return 0, 0, err
-	}
-	a = float64(ms)
-	if err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, t.mid, t.stop)); err != nil {
-		return 0, 0, err
-	}
-	return a, float64(ms), nil
+	err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, from, to))
+	return float64(ms), err
 }
 
 // between queues the start event, fn's work and the stop event, calls queued(), then waits for
@@ -458,11 +454,7 @@ func (t *Timer) between(fn func() error, queued func()) (float64, error) {
 	if err := cuda("waiting for the timed work", C.cudaEventSynchronize(t.stop)); err != nil {
 		return 0, err
 	}
-	var ms C.float
-	if err := cuda("reading an event time", C.cudaEventElapsedTime(&ms, t.start, t.stop)); err != nil {
-		return 0, err
-	}
-	return float64(ms), nil
+	return t.elapsed(t.start, t.stop)
 }
 
 // The timing gate's hold before each timed run (the device's state before it, the same every
