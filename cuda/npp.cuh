@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <cstdlib>
+#include <mutex>
 
 namespace tc::npp {
 
@@ -42,22 +43,35 @@ inline FilterBorder32f filter_border_32f() {
     return f;
 }
 
-// The stream context NPP's _Ctx functions take, from the current device.
+// The stream context NPP's _Ctx functions take: the device's figures, read once a device (a
+// run is timed, and they do not change), and the stream's.
 inline cudaError_t context(cudaStream_t s, StreamContext &c) {
-    c = StreamContext{};
+    constexpr int kDevices = 64;
+    static StreamContext known[kDevices];
+    static std::once_flag read[kDevices];
+    static cudaError_t failed[kDevices];
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) return e;
+    if (device < 0 || device >= kDevices) return cudaErrorInvalidDevice;
+    std::call_once(read[device], [device] {
+        StreamContext &k = known[device];
+        k.device = device;
+        const auto get = [&](int &to, cudaDeviceAttr a) { return cudaDeviceGetAttribute(&to, a, device); };
+        int shared = 0;
+        cudaError_t e;
+        if ((e = get(k.multiprocessors, cudaDevAttrMultiProcessorCount)) != cudaSuccess ||
+            (e = get(k.max_threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor)) != cudaSuccess ||
+            (e = get(k.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock)) != cudaSuccess ||
+            (e = get(shared, cudaDevAttrMaxSharedMemoryPerBlock)) != cudaSuccess ||
+            (e = get(k.major, cudaDevAttrComputeCapabilityMajor)) != cudaSuccess ||
+            (e = get(k.minor, cudaDevAttrComputeCapabilityMinor)) != cudaSuccess)
+            failed[device] = e;
+        k.shared_per_block = size_t(shared);
+    });
+    if (failed[device] != cudaSuccess) return failed[device];
+    c = known[device];
     c.stream = s;
-    cudaError_t e;
-    if ((e = cudaGetDevice(&c.device)) != cudaSuccess) return e;
-    const auto get = [&](int &to, cudaDeviceAttr a) { return cudaDeviceGetAttribute(&to, a, c.device); };
-    int shared = 0;
-    if ((e = get(c.multiprocessors, cudaDevAttrMultiProcessorCount)) != cudaSuccess ||
-        (e = get(c.max_threads_per_multiprocessor, cudaDevAttrMaxThreadsPerMultiProcessor)) != cudaSuccess ||
-        (e = get(c.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock)) != cudaSuccess ||
-        (e = get(shared, cudaDevAttrMaxSharedMemoryPerBlock)) != cudaSuccess ||
-        (e = get(c.major, cudaDevAttrComputeCapabilityMajor)) != cudaSuccess ||
-        (e = get(c.minor, cudaDevAttrComputeCapabilityMinor)) != cudaSuccess)
-        return e;
-    c.shared_per_block = size_t(shared);
     return s ? cudaStreamGetFlags(s, &c.stream_flags) : cudaSuccess;
 }
 

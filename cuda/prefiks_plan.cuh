@@ -363,7 +363,9 @@ extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *
     carry_start<<<1, 1, 0, s>>>(first, n);
     TC_LAUNCHED();
     if (p->segmented) {
-        first_head<<<264, 256, 0, s>>>(flags, n, first);
+        // a block a chunk of 256 x 64 flags, up to 2048 (not a GPU's figure: blocks past a head stop at once)
+        const int64_t blocks = std::min<int64_t>(tc::ceil_div(n, int64_t(256) * 64), 2048);
+        first_head<<<unsigned(blocks), 256, 0, s>>>(flags, n, first);
         TC_LAUNCHED();
     }
     return dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
