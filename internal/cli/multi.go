@@ -41,6 +41,7 @@ type Multi struct {
 	Local []*Rank
 	Reps  int
 	Link  string // how the GPUs are linked (nvidia-smi topo -m), for the report
+	NCCL  string // its version
 }
 
 // multiFlags adds -gpus, -rank, -nranks and -coordinator.
@@ -97,20 +98,16 @@ func preflightMulti(o Options) error {
 	return nil
 }
 
-// openMulti loads NCCL, starts a locked thread a local GPU and makes the communicators.
+// openMulti starts a locked thread a local GPU and makes the communicators (preflightMulti has
+// loaded NCCL and counted the GPUs).
 func openMulti(o Options) (*Multi, error) {
-	if _, err := gpu.NCCL(); err != nil {
-		return nil, usagef("-gpus: %v", err)
-	}
 	count, err := gpu.DeviceCount()
 	if err != nil {
 		return nil, err
 	}
-	m := &Multi{Reps: rounds(o.Reps), Link: link()}
+	version, _ := gpu.NCCL()
+	m := &Multi{Reps: rounds(o.Reps), Link: link(), NCCL: version}
 	if o.GPUs > 0 {
-		if o.GPUs > count {
-			return nil, usagef("-gpus %d: this machine has %d GPU(s)", o.GPUs, count)
-		}
 		m.Ranks = o.GPUs
 		for r := 0; r < o.GPUs; r++ {
 			m.Local = append(m.Local, &Rank{Rank: r, Local: r})
@@ -320,8 +317,9 @@ func (c Command) measureMulti(o Options, s Session, r *report.Report, stderr io.
 	if err != nil {
 		return fmt.Errorf("best over %d GPUs: %w", m.Ranks, err)
 	}
-	if m.Link != "" && r.Device != "" {
-		r.Device += "; GPUs linked" + m.Link
+	r.Device += fmt.Sprintf("; NCCL %s", m.NCCL)
+	if m.Link != "" {
+		r.Device += ", GPUs linked" + m.Link
 	}
 	at := len(r.Rows)
 	for i, row := range r.Rows {

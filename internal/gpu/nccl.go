@@ -51,7 +51,6 @@ import "C"
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unsafe"
@@ -66,20 +65,14 @@ var ncclOnce struct {
 	version int
 }
 
-// ncclCandidates: TECAJ_NCCL if set; else the dynamic linker's search, the toolkit's lib64 and
-// the nvidia-nccl wheels of the usual Python installs.
+// ncclCandidates: TECAJ_NCCL if set (a wheel's libnccl.so.2: run.sh finds PyTorch's), then the
+// dynamic linker's search and the toolkit's lib64.
 func ncclCandidates() []string {
 	var out []string
 	if p := os.Getenv("TECAJ_NCCL"); p != "" {
 		out = append(out, p)
 	}
-	out = append(out, "libnccl.so.2", "libnccl.so", "/usr/local/cuda/lib64/libnccl.so.2")
-	for _, pattern := range []string{"/usr/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
-		"/usr/local/lib/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2", "/opt/*/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2"} {
-		m, _ := filepath.Glob(pattern)
-		out = append(out, m...)
-	}
-	return out
+	return append(out, "libnccl.so.2", "libnccl.so", "/usr/local/cuda/lib64/libnccl.so.2")
 }
 
 // NCCL loads the library once; the error says where it was looked for.
