@@ -318,8 +318,8 @@ struct Carry {
 };
 static_assert(sizeof(Carry<float>) == TC_PREFIKS_CARRY_BYTES, "the carry's layout");
 
-// first_head's minimum starts at n (a plain scan's slice has no head): a kernel, not a copy from the
-// host, which would wait for the stream and leave the device idle until the host came back
+// A segmented slice's first_head minimum starts at n: a kernel, not a copy from the host, which
+// would wait for the stream and leave the device idle until the host came back
 __global__ void carry_start(unsigned long long *first, int64_t n) { *first = (unsigned long long)n; }
 
 // The slice's first head: each block looks for the first in its chunks, the minimum wins; a block
@@ -339,9 +339,10 @@ template <typename T, typename Op, bool Exclusive>
 __global__ void carry_out(const T *in, const uint8_t *flags, const T *out, int64_t n, Carry<T> *carry) {
     T total = out[n - 1];
     if (Exclusive) total = flags && flags[n - 1] ? in[n - 1] : Op{}(total, in[n - 1]);
-    const int64_t first = carry->first_head;  // (first_head's result, or n for a plain scan)
+    const int64_t first = flags ? carry->first_head : n;  // (first_head's result; a plain scan's slice has no head)
     carry->total = total;
     carry->headed = first < n;
+    carry->first_head = first;
 }
 
 // The slice's carry-in: the slices before it folded in GPU order (one with a head restarts the
@@ -360,9 +361,9 @@ extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *
     if (!p || !in || !out || !carry || (p->segmented && !flags) || p->launch.n < 1) return TC_BAD_ARGUMENT;
     const int64_t n = p->launch.n;
     auto *first = reinterpret_cast<unsigned long long *>(static_cast<unsigned char *>(carry) + 8);
-    carry_start<<<1, 1, 0, s>>>(first, n);
-    TC_LAUNCHED();
     if (p->segmented) {
+        carry_start<<<1, 1, 0, s>>>(first, n);
+        TC_LAUNCHED();
         // a block a chunk of 256 x 64 flags, up to 2048 (not a GPU's figure: blocks past a head stop at once)
         const int64_t blocks = std::min<int64_t>(tc::ceil_div(n, int64_t(256) * 64), 2048);
         first_head<<<unsigned(blocks), 256, 0, s>>>(flags, n, first);
