@@ -97,7 +97,7 @@ func (opt *options) check(o *cli.Options) error {
 		return err
 	}
 	var err error
-	if opt.opV, err = vocab.ParseOp("op", opt.op, gpu.ScanOps); err != nil {
+	if opt.opV, err = vocab.Parse("op", opt.op, gpu.ScanOps); err != nil {
 		return err
 	}
 	if opt.seglen != "" && opt.flagsFile != "" {
@@ -140,7 +140,7 @@ func (opt *options) check(o *cli.Options) error {
 		}
 		o.N = int64(len(opt.in))
 	}
-	if opt.typV, err = vocab.ParseDtype("type", opt.typ, gpu.ScanTypes); err != nil {
+	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ScanTypes); err != nil {
 		return err
 	}
 	if opt.flagsFile != "" {

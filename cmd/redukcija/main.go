@@ -75,7 +75,7 @@ func (opt *options) flags(fs *flag.FlagSet) {
 
 func (opt *options) check(o *cli.Options) error {
 	var err error
-	if opt.opV, err = vocab.ParseOp("op", opt.op, gpu.ReduceOps); err != nil {
+	if opt.opV, err = vocab.Parse("op", opt.op, gpu.ReduceOps); err != nil {
 		return err
 	}
 	if opt.fileB != "" && opt.fileA == "" {
@@ -107,7 +107,7 @@ func (opt *options) check(o *cli.Options) error {
 		}
 		o.N = int64(len(opt.a))
 	}
-	if opt.typV, err = vocab.ParseDtype("type", opt.typ, gpu.ReduceTypes); err != nil {
+	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ReduceTypes); err != nil {
 		return err
 	}
 	return nil

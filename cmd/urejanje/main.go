@@ -112,7 +112,7 @@ func (opt *options) check(o *cli.Options) error {
 		return fmt.Errorf("-values needs -keys")
 	}
 	var err error
-	if opt.keyDtype, err = vocab.ParseDtype("type", opt.keyType, gpu.SortTypes); err != nil {
+	if opt.keyDtype, err = vocab.Parse("type", opt.keyType, gpu.SortTypes); err != nil {
 		return err
 	}
 	for _, d := range verify.Distributions {

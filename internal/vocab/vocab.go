@@ -68,24 +68,15 @@ func (o Op) String() string {
 // Arg says whether the operator answers with an index (argmin, argmax).
 func (o Op) Arg() bool { return o == ArgMin || o == ArgMax }
 
-// ParseDtype is the type of that name among those a program takes; the error names them.
-func ParseDtype(flag, name string, among []Dtype) (Dtype, error) {
-	for _, d := range among {
-		if d.String() == name {
-			return d, nil
+// Parse is the type or operator of that name among those a program takes; the error names them.
+func Parse[T fmt.Stringer](flag, name string, among []T) (T, error) {
+	for _, x := range among {
+		if x.String() == name {
+			return x, nil
 		}
 	}
-	return 0, fmt.Errorf("-%s %q is unknown; choose one of %s", flag, name, Names(among))
-}
-
-// ParseOp is the operator of that name among those a program takes; the error names them.
-func ParseOp(flag, name string, among []Op) (Op, error) {
-	for _, o := range among {
-		if o.String() == name {
-			return o, nil
-		}
-	}
-	return 0, fmt.Errorf("-%s %q is unknown; choose one of %s", flag, name, Names(among))
+	var none T
+	return none, fmt.Errorf("-%s %q is unknown; choose one of %s", flag, name, Names(among))
 }
 
 // Names lists the names, comma-separated.
