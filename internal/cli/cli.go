@@ -481,9 +481,9 @@ func hostCommandLine(argv []string, name, host string) string {
 		}
 	}
 	out := []string{prog}
+	dropped := map[string]bool{"variant": true, "gpus": true, "rank": true, "nranks": true, "coordinator": true}
 	for i := 1; i < len(argv); i++ {
 		a := strings.TrimLeft(argv[i], "-")
-		dropped := map[string]bool{"variant": true, "gpus": true, "rank": true, "nranks": true, "coordinator": true}
 		switch {
 		case dropped[a] && strings.HasPrefix(argv[i], "-") && i+1 < len(argv):
 			i++ // its value goes

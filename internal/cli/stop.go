@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"time"
 
 	"tecaj/internal/report"
@@ -55,7 +56,9 @@ func hostStop(reps int) func(times []float64) bool {
 
 // StopNote is the line under a table whose rows ran by the rule.
 func StopNote() string {
-	return "runs: each row's until their spread is at most 1% (at least 10 runs and 50 ms, at most 1 s or 5000 runs; a host row's: 3 runs, 2%); -reps N for exactly N"
+	return fmt.Sprintf("runs: each row's until their spread is at most %g%% (at least %d runs and %v, at most %v or %d runs; "+
+		"a host row's: %d runs, %g%%); -reps N for exactly N", StopSpreadPct, StopMinRuns, StopMinTime, StopMaxTime, StopMaxRuns,
+		hostMinRuns, hostSpreadPct)
 }
 
 // rounds is -reps, or defaultRounds where the rule would need every GPU's agreement to stop.
