@@ -135,6 +135,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (p.variant == VT) p.shared_bytes = sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1);
     if (p.variant == VBEST) p.shared_bytes = best_patch(*out);
     if (p.shared_bytes > dev->shared_per_block) return TC_OUTSIDE_DOMAIN;
+    if (p.variant == VNPP) p.threads = p.blocks = 0;  // (NPP's own grid)
     return TC_OK;
 }
 

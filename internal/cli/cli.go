@@ -557,7 +557,7 @@ func (c Command) info(stdout, stderr io.Writer, device []gpu.Variant) int {
 			return ExitFailed
 		}
 		if len(ks) == 0 {
-			fmt.Fprintf(stdout, "%-8s %s\n", v.Name, "(library baseline: its kernels are CUB's)")
+			fmt.Fprintf(stdout, "%-8s %s\n", v.Name, "(library baseline: its kernels are the library's)")
 		}
 		for _, k := range ks {
 			fmt.Fprintf(stdout, "%-8s %-36s %9d %13d %11d %11d %11d\n", v.Name, k.Kernel, k.Registers, k.StaticSharedBytes,

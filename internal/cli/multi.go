@@ -254,8 +254,9 @@ func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
 	return times, err
 }
 
-// Row fills a row's times from every local rank's: kernel, the slowest GPU's median; host, the
-// combine's median on that round's slowest rank; total, their sum, with the copy back (d2hMs);
+// Row fills a row's times from every local rank's: kernel, the slowest GPU's median; total, the
+// median of each round's last rank to finish, with the copy back (d2hMs); host, what the combine
+// adds to the slowest kernel (a rank may wait in its combine for the others: that wait is not added);
 // the note names each GPU's kernel median and the link.
 func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 	reps := len(times[0].Kernel)
@@ -263,9 +264,9 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 	for i := 0; i < reps; i++ {
 		for _, t := range times {
 			kernel[i] = math.Max(kernel[i], t.Kernel[i])
-			combine[i] = math.Max(combine[i], t.Combine[i])
 			total[i] = math.Max(total[i], t.Kernel[i]+t.Combine[i])
 		}
+		combine[i] = total[i] - kernel[i] // (the rounds start together: what the combine adds to the slowest kernel)
 	}
 	var per []string
 	for _, t := range times {

@@ -40,7 +40,7 @@ func init() {
 		}
 		for _, segmented := range []bool{false, true} {
 			for _, excl := range []bool{false, true} {
-				pl, err := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Exclusive: excl, Segmented: segmented})
+				pl, err := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: vocab.Sum, Type: vocab.Int32, Exclusive: excl, Segmented: segmented})
 				if errors.Is(err, ErrOutsideDomain) {
 					continue
 				}
