@@ -247,7 +247,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
 }
 
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
-__global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
+__global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n, const T *initial,
                                                          BestState *state, uint64_t *statuses, uint64_t *groups, int64_t tiles, int64_t ahead) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
                 if (SEG && i + k < n) f |= uint32_t(flags[i + k]) << (8 * k);
             }
         }
-        if (SEG && i == 0) f |= 1u;  // position 0 starts a segment
+        if (SEG && i == 0 && !initial) f |= 1u;  // position 0 starts a segment (a later GPU's slice: where flagged)
 #pragma unroll
         for (int k = 0; k < 4; ++k) x[4 * r + k] = v[k];
         if constexpr (SEG) heads[r / 8] |= head_bits(f) << (4 * (r % 8));
@@ -337,12 +337,16 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     }
     unsigned long long done = 0;  // (thread 0: the count of tiles done publishing before this one)
     if (warp == 0) {
-        T prefix = tc::identity<T, Op>();
+        T prefix = tc::identity<T, Op>(), published = value_of(aggregate);
         cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
         bool headed = false;  // a segmented tile with a head: its inclusive prefix is its aggregate's value
         if constexpr (SEG) headed = aggregate.f != 0;
+        if (tile == 0 && initial) {  // several GPUs: a later slice starts from the slices before it
+            prefix = *initial;
+            if (!headed) published = Op{}(prefix, published);
+        }
         if (lane == 0)
-            mine.store(status_word(bits_of(value_of(aggregate)), tile == 0 || headed ? kInclusive : kAggregate, epoch),
+            mine.store(status_word(bits_of(published), tile == 0 || headed ? kInclusive : kAggregate, epoch),
                        cuda::memory_order_relaxed);
         if (tile > 0) prefix = group_prefix<T, Op>(statuses, groups, tile, value_of(aggregate), headed, epoch, stack);
         if (lane == 0) {

@@ -77,8 +77,8 @@ tc_status grid_scan(Launches &L, const T *in, T *out, int64_t n, bool excl, int 
 int64_t co_threads(const tc_prefiks_plan &p) { return int64_t(p.launch.blocks) * p.launch.threads; }
 
 template <typename T, typename Op>
-tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const uint8_t *flags, T *out, cudaStream_t s,
-                    int &levels) {
+tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const uint8_t *flags, T *out, const T *initial,
+                    cudaStream_t s, int &levels) {
     const int v = p.launch.variant, t = p.launch.threads;
     const int64_t n = p.launch.n;
     const bool excl = p.exclusive != 0;
@@ -123,7 +123,7 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         BestState *state = L.take<BestState>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
         uint64_t *groups = L.take<uint64_t>(tc::ceil_div(tiles, 32));
-#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, state, statuses, groups, tiles, ahead)))
+#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, initial, state, statuses, groups, tiles, ahead)))
         if (p.segmented) {
             if (excl) TC_BEST(true, true, kBestSegRows);
             else TC_BEST(false, true, kBestSegRows);
@@ -162,11 +162,13 @@ tc_status dispatch(tc_dtype type, tc_op op, F &&f) {
     return f(tc::Tag<uint32_t>{}, tc::Sum{});
 }
 
+// initial: best only, the value a later GPU's slice starts from (null: the scan starts at its slice)
 tc_status run_all(const tc_prefiks_plan &p, Launches &L, const void *in, const uint8_t *flags, void *out,
-                  cudaStream_t s, int &levels) {
+                  const void *initial, cudaStream_t s, int &levels) {
     return dispatch(p.type, p.op, [&](auto tag, auto op) -> tc_status {
         using T = typename decltype(tag)::type;
-        return run_typed<T, decltype(op)>(p, L, static_cast<const T *>(in), flags, static_cast<T *>(out), s, levels);
+        return run_typed<T, decltype(op)>(p, L, static_cast<const T *>(in), flags, static_cast<T *>(out),
+                                          static_cast<const T *>(initial), s, levels);
     });
 }
 
@@ -267,7 +269,7 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     // a dry run counts the launches and the scratch, and the levels of the recursive scans
     Launches L{{true}, nullptr};
     int levels = 0;
-    TC_TRY_STATUS(run_all(*out, L, nullptr, nullptr, nullptr, nullptr, levels));
+    TC_TRY_STATUS(run_all(*out, L, nullptr, nullptr, nullptr, nullptr, nullptr, levels));
     p.launches = v == VCUB ? 0 : L.count;
     if (v != VCO && v != VCUB) p.blocks = int(L.grid);
     if (v == VCUB) p.threads = p.blocks = 0;
@@ -303,100 +305,123 @@ extern "C" tc_status tc_prefiks_run(const tc_prefiks_plan *p, const void *in, co
     if (p->launch.variant < 0 || p->launch.variant >= VARIANTS || p->launch.n < 1) return TC_BAD_ARGUMENT;
     Launches L{{false}, static_cast<unsigned char *>(scratch)};
     int levels = 0;
-    return run_all(*p, L, in, flags, out, s, levels);
+    return run_all(*p, L, in, flags, out, nullptr, s, levels);
 }
 
-// ---- several GPUs: a slice's carry out, and its carry in -------------------------------------
+// ---- several GPUs: a slice's carry, reduced before its scan; the scan after the slices before ---
 
-// What a slice passes on (TC_PREFIKS_CARRY_BYTES): its total since its last head, whether it has
-// a head, and where its first head is (n: none).
+// What a slice passes on (TC_PREFIKS_CARRY_BYTES): its total since its last head, and whether it has one.
 template <typename T>
 struct Carry {
     T total;
     int32_t headed;
-    int64_t first_head;
+    int64_t reserved;
 };
 static_assert(sizeof(Carry<float>) == TC_PREFIKS_CARRY_BYTES, "the carry's layout");
 
-// A segmented slice's first_head minimum starts at n: a kernel, not a copy from the host, which
-// would wait for the stream and leave the device idle until the host came back
-__global__ void carry_start(unsigned long long *first, int64_t n) { *first = (unsigned long long)n; }
+// carry_out's work: the blocks' partial totals, then the last head's offset + 1 (0: none)
+constexpr int kCarryBlocks = 1024, kCarryThreads = 256;
+static_assert(kCarryBlocks * 4 + 8 + 8 <= TC_PREFIKS_CARRY_WORK_BYTES, "carry_out's work");
 
-// The slice's first head: each block looks for the first in its chunks, the minimum wins; a block
-// whose chunk starts past a head already found stops (segments are short: most stop at once).
-__global__ void first_head(const uint8_t *flags, int64_t n, unsigned long long *first) {
+// The slice's last head + 1, the maximum over blocks that search chunks from the slice's end on; a
+// chunk that ends before a head already found is not searched (segments are short: most stop at once).
+__global__ void last_head(const uint8_t *flags, int64_t n, unsigned long long *after) {
     const int64_t chunk = int64_t(blockDim.x) * 64;
-    for (int64_t base = int64_t(blockIdx.x) * chunk; base < n; base += int64_t(gridDim.x) * chunk) {
-        if (base >= int64_t(*(volatile unsigned long long *)first)) return;
-        for (int64_t i = base + threadIdx.x; i < base + chunk && i < n; i += blockDim.x)
-            if (flags[i]) atomicMin(first, (unsigned long long)i);
+    for (int64_t top = n - int64_t(blockIdx.x) * chunk; top > 0; top -= int64_t(gridDim.x) * chunk) {
+        if (top <= int64_t(*(volatile unsigned long long *)after)) return;
+        for (int64_t i = (top > chunk ? top - chunk : 0) + threadIdx.x; i < top; i += blockDim.x)
+            if (flags[i]) atomicMax(after, (unsigned long long)(i + 1));
     }
 }
 
-// One thread: the slice's carry. Its total since its last head: inclusive, the last output;
-// exclusive, the last output combined with the last element (the element alone at a head).
-template <typename T, typename Op, bool Exclusive>
-__global__ void carry_out(const T *in, const uint8_t *flags, const T *out, int64_t n, Carry<T> *carry) {
-    T total = out[n - 1];
-    if (Exclusive) total = flags && flags[n - 1] ? in[n - 1] : Op{}(total, in[n - 1]);
-    const int64_t first = flags ? carry->first_head : n;  // (first_head's result; a plain scan's slice has no head)
-    carry->total = total;
-    carry->headed = first < n;
-    carry->first_head = first;
+// The blocks' totals of the elements from the last head on (all of them without flags): each
+// thread a fixed stride, four loads in flight, then the block's reduction: a fixed order, the
+// same bits every run.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(kCarryThreads) carry_partials(const T *in, int64_t n, const unsigned long long *after,
+                                                               T *partials) {
+    __shared__ tc::BlockReduceStorage<T> storage;
+    const Op op{};
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    int64_t i = (after && *after ? int64_t(*after) - 1 : 0) + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    T acc[4] = {tc::identity<T, Op>(), tc::identity<T, Op>(), tc::identity<T, Op>(), tc::identity<T, Op>()};
+    for (; i + 3 * stride < n; i += 4 * stride) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) acc[k] = op(acc[k], __ldcs(in + i + k * stride));
+    }
+    for (; i < n; i += stride) acc[0] = op(acc[0], in[i]);
+    const T v = tc::block_reduce<T, Op>(op(op(acc[0], acc[1]), op(acc[2], acc[3])), storage);
+    if (threadIdx.x == 0) partials[blockIdx.x] = v;
 }
 
-// The slice's carry-in: the slices before it folded in GPU order (one with a head restarts the
-// fold at its total), combined on the left into every output before the slice's first head
-// (n < 2^31 * 256: the grid's x limit).
+// One block: the partials folded (each thread its run of them in order, then the block), into the carry.
 template <typename T, typename Op>
-__global__ void carry_in(const Carry<T> *carries, int rank, T *out) {
+__global__ void __launch_bounds__(kCarryThreads) carry_total(const T *partials, const unsigned long long *after,
+                                                            Carry<T> *carry) {
+    __shared__ tc::BlockReduceStorage<T> storage;
+    const Op op{};
+    constexpr int kRun = kCarryBlocks / kCarryThreads;
+    T acc = partials[threadIdx.x * kRun];
+#pragma unroll
+    for (int k = 1; k < kRun; ++k) acc = op(acc, partials[threadIdx.x * kRun + k]);
+    acc = tc::block_reduce<T, Op>(acc, storage);
+    if (threadIdx.x == 0) *carry = {acc, after && *after ? 1 : 0, 0};
+}
+
+// The value slice rank starts from: the carries before it folded in GPU order (one with a head
+// restarts the fold at its total).
+template <typename T, typename Op>
+__global__ void carry_fold(const Carry<T> *carries, int rank, T *initial) {
     T c = carries[0].total;
     for (int j = 1; j < rank; ++j) c = carries[j].headed ? carries[j].total : Op{}(c, carries[j].total);
-    const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < carries[rank].first_head) out[i] = Op{}(c, out[i]);
+    *initial = c;
 }
 
-extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *in, const uint8_t *flags,
-                                          const void *out, void *carry, cudaStream_t s) {
-    if (!p || !in || !out || !carry || (p->segmented && !flags) || p->launch.n < 1) return TC_BAD_ARGUMENT;
+extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *in, const uint8_t *flags, void *work,
+                                          void *carry, cudaStream_t s) {
+    if (!p || !in || !work || !carry || (p->segmented && !flags) || p->launch.n < 1) return TC_BAD_ARGUMENT;
     const int64_t n = p->launch.n;
-    auto *first = reinterpret_cast<unsigned long long *>(static_cast<unsigned char *>(carry) + 8);
+    unsigned long long *after = nullptr;
     if (p->segmented) {
-        carry_start<<<1, 1, 0, s>>>(first, n);
-        TC_LAUNCHED();
-        // a block a chunk of 256 x 64 flags, up to 2048 (not a GPU's figure: blocks past a head stop at once)
+        after = reinterpret_cast<unsigned long long *>(static_cast<unsigned char *>(work) + kCarryBlocks * 4 + 8);
+        TC_TRY(cudaMemsetAsync(after, 0, sizeof *after, s));
         const int64_t blocks = std::min<int64_t>(tc::ceil_div(n, int64_t(256) * 64), 2048);
-        first_head<<<unsigned(blocks), 256, 0, s>>>(flags, n, first);
+        last_head<<<unsigned(blocks), 256, 0, s>>>(flags, n, after);
         TC_LAUNCHED();
     }
     return dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
         using T = typename decltype(tag)::type;
-        const uint8_t *f = p->segmented ? flags : nullptr;
-        if (p->exclusive)
-            carry_out<T, decltype(op), true><<<1, 1, 0, s>>>(static_cast<const T *>(in), f, static_cast<const T *>(out), n,
-                                                             static_cast<Carry<T> *>(carry));
-        else
-            carry_out<T, decltype(op), false><<<1, 1, 0, s>>>(static_cast<const T *>(in), f, static_cast<const T *>(out),
-                                                              n, static_cast<Carry<T> *>(carry));
+        T *partials = static_cast<T *>(work);
+        carry_partials<T, decltype(op)><<<kCarryBlocks, kCarryThreads, 0, s>>>(static_cast<const T *>(in), n, after, partials);
+        TC_LAUNCHED();
+        carry_total<T, decltype(op)><<<1, kCarryThreads, 0, s>>>(partials, after, static_cast<Carry<T> *>(carry));
         TC_LAUNCHED();
         return TC_OK;
     });
 }
 
-extern "C" tc_status tc_prefiks_carry_in(const tc_prefiks_plan *p, const void *carries, int count, int rank, void *out,
-                                         cudaStream_t s) {
-    if (!p || !carries || !out || rank < 0 || rank >= count) return TC_BAD_ARGUMENT;
-    if (rank == 0) return TC_OK;  // the first slice's scan is already the whole scan's
-    return dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
+extern "C" tc_status tc_prefiks_run_after(const tc_prefiks_plan *p, const void *in, const uint8_t *flags, void *out,
+                                          void *scratch, const void *carries, int count, int rank, void *work,
+                                          cudaStream_t s) {
+    if (!p || !carries || !work || rank < 0 || rank >= count || p->launch.variant != VBEST) return TC_BAD_ARGUMENT;
+    if (rank == 0) return tc_prefiks_run(p, in, flags, out, scratch, s);  // the first slice's scan is the whole scan's
+    if (!in || !out || (p->segmented && !flags) || !scratch || p->launch.n < 1) return TC_BAD_ARGUMENT;
+    void *initial = static_cast<unsigned char *>(work) + kCarryBlocks * 4;
+    TC_TRY_STATUS(dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
         using T = typename decltype(tag)::type;
-        // a thread an output: every SM full of loads in flight (a grid-strided pass of 2048 blocks
-        // kept too few of them in flight and ran at half the copy's rate)
-        const int64_t blocks = tc::ceil_div(p->launch.n, int64_t(256));
-        carry_in<T, decltype(op)><<<unsigned(blocks), 256, 0, s>>>(
-            static_cast<const Carry<T> *>(carries), rank, static_cast<T *>(out));
+        carry_fold<T, decltype(op)><<<1, 1, 0, s>>>(static_cast<const Carry<T> *>(carries), rank, static_cast<T *>(initial));
         TC_LAUNCHED();
         return TC_OK;
-    });
+    }));
+    Launches L{{false}, static_cast<unsigned char *>(scratch)};
+    int levels = 0;
+    return run_all(*p, L, in, flags, out, initial, s, levels);
+}
+
+// a thread's run (its 4 accumulators, then their 2 levels), the block's 10 shuffle steps, and carry_total's run of 4 and 10
+extern "C" int64_t tc_prefiks_carry_depth(const tc_prefiks_plan *p) {
+    if (!p) return 0;
+    return tc::ceil_div(p->launch.n, int64_t(kCarryBlocks) * kCarryThreads * 4) + 2 + 10 + 4 + 10;
 }
 
 extern "C" double tc_prefiks_tolerance(const tc_prefiks_plan *p, double prefix_abs) {

@@ -268,27 +268,22 @@ func (s *session) RunHost(string) (report.Row, error) {
 	return row, err
 }
 
-// RunMulti runs best over the GPUs of m: each scans its contiguous slice, passes on its carry (its
-// total since its last head, all-gathered through NCCL), and combines the carries of the slices
-// before it into its outputs up to its first head. The first GPU needs no such pass, so it takes
-// twice the others' share.
+// RunMulti runs best over the GPUs of m: each GPU but the last first reduces its contiguous slice
+// to its carry (its total since its last head), the carries are all-gathered through NCCL, and each
+// slice's scan starts from the carries before it: one pass over the outputs, whose first GPU's
+// total is known after a read of its slice (BENCHMARKS: the floor this sets on two GPUs).
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Prefiks.Variant("best")
-	weights := make([]float64, m.Ranks)
-	for i := range weights {
-		weights[i] = 1
-	}
-	weights[0] = 2
-	slices := multi.SplitWeighted(s.o.N, weights)
+	slices := multi.Split(s.o.N, m.Ranks)
 	type part struct {
-		in, flags, out, carry, carries, scratch *gpu.Buffer
-		plan                                    *gpu.PrefiksPlan
+		in, flags, out, carry, carries, work, scratch *gpu.Buffer
+		plan                                          *gpu.PrefiksPlan
 	}
 	parts := make([]part, len(m.Local))
 	index := func(r *cli.Rank) *part { return &parts[r.Local] }
 	defer m.Do(func(r *cli.Rank) error {
 		p := index(r)
-		gpu.FreeEach(p.in, p.flags, p.out, p.carry, p.carries, p.scratch)
+		gpu.FreeEach(p.in, p.flags, p.out, p.carry, p.carries, p.work, p.scratch)
 		return nil
 	})
 	request := func(n int64) gpu.ScanRequest {
@@ -302,8 +297,9 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	}
 	err := m.Do(func(r *cli.Rank) (err error) {
 		p, sl := index(r), slices[r.Rank]
-		err = gpu.AllocEach([]**gpu.Buffer{&p.carry, &p.carries}, gpu.PrefiksCarryBytes, gpu.PrefiksCarryBytes*int64(m.Ranks))
-		if err != nil || sl.Len() == 0 {
+		err = gpu.AllocEach([]**gpu.Buffer{&p.carry, &p.carries, &p.work},
+			gpu.PrefiksCarryBytes, gpu.PrefiksCarryBytes*int64(m.Ranks), gpu.PrefiksCarryWorkBytes)
+		if err != nil || sl.Len() == 0 { // (only the last GPU may be empty: no one after it needs its carry)
 			return err
 		}
 		if p.plan, err = r.Dev.PlanPrefiks(request(sl.Len())); err != nil {
@@ -331,26 +327,24 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	kernel := func(r *cli.Rank) error {
-		if p := index(r); p.plan != nil {
-			return gpu.RunPrefiks(p.plan, p.in, p.flags, p.out, p.scratch)
+	reduce := func(r *cli.Rank) error { // (the last GPU's carry is no one's)
+		if p := index(r); r.Rank < m.Ranks-1 {
+			return gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.work, p.carry)
 		}
 		return nil
 	}
-	combine := func(r *cli.Rank) error {
+	gather := func(r *cli.Rank) error {
 		p := index(r)
-		if p.plan != nil { // (only the last GPU may be empty: no one after it needs its carry)
-			if err := gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.out, p.carry); err != nil {
-				return err
-			}
-		}
-		if err := r.Comm.AllGather(p.carry, p.carries, gpu.PrefiksCarryBytes); err != nil || p.plan == nil {
-			return err
-		}
-		return gpu.PrefiksCarryIn(p.plan, p.carries, m.Ranks, r.Rank, p.out)
+		return r.Comm.AllGather(p.carry, p.carries, gpu.PrefiksCarryBytes)
 	}
-	// the carry-in combines into the outputs: each timed round scans afresh first (kernel)
-	times, err := m.Time(kernel, combine)
+	scan := func(r *cli.Rank) error {
+		p := index(r)
+		if p.plan == nil {
+			return nil
+		}
+		return gpu.RunPrefiksAfter(p.plan, p.in, p.flags, p.out, p.scratch, p.carries, m.Ranks, r.Rank, p.work)
+	}
+	times, err := m.Time(reduce, gather, scan)
 	if err != nil {
 		return report.Row{}, err
 	}
@@ -376,7 +370,12 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	tolPlan := deepest.WithDepth(deepest.Depth + int64(m.Ranks))
+	// an output's operations: its slice's scan or a carry's reduction, whichever is deeper, and the carries' fold
+	depth := deepest.Depth
+	if d := gpu.PrefiksCarryDepth(deepest); d > depth {
+		depth = d
+	}
+	tolPlan := deepest.WithDepth(depth + int64(m.Ranks))
 	var row report.Row
 	row, err = s.checked(row, out, linearTolerance(tolPlan))
 	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N

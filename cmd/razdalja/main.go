@@ -185,7 +185,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		return nil
 	}
 	combine := func(r *cli.Rank) error { p := index(r); return r.Comm.AllGather(p.out, p.gathered, 8) }
-	times, err := m.Time(kernel, combine)
+	times, err := m.Time(kernel, combine, nil)
 	if err != nil {
 		return report.Row{}, err
 	}

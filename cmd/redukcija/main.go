@@ -347,7 +347,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		p := index(r)
 		return r.Comm.AllGather(p.out, p.gathered, gpu.ReductionOutBytes)
 	}
-	times, err := m.Time(kernel, combine)
+	times, err := m.Time(kernel, combine, nil)
 	if err != nil {
 		return report.Row{}, err
 	}

@@ -224,9 +224,10 @@ func (m *Multi) Close() {
 // Times are one rank's timed runs: its kernels, then the combine (the all-gather and what follows).
 type Times struct{ Kernel, Combine []float64 }
 
-// Time runs kernel and then combine on every rank, one warm-up and m.Reps timed rounds, each part
-// timed between events on its own device; every round waits on every rank (the all-gather).
-func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
+// Time runs kernel, combine and then after (nil: none; a kernel that needs the combine's result,
+// counted as kernel time) on every rank, one warm-up and m.Reps timed rounds, each part timed
+// between events on its own device; every round waits on every rank (the all-gather).
+func (m *Multi) Time(kernel, combine, after func(r *Rank) error) ([]Times, error) {
 	times := make([]Times, len(m.Local))
 	// each round starts on every local rank at once (a barrier): a rank whose host comes late would
 	// otherwise count as the combine's wait on the others
@@ -241,12 +242,16 @@ func (m *Multi) Time(kernel, combine func(r *Rank) error) ([]Times, error) {
 			rounds[rep].Wait()
 			// the collective queued right behind the kernel, as a real pipeline would: the
 			// combine's time holds the wait for the slowest GPU, not the host's between them
-			k, c, err := r.Timer.Split(func() error { return kernel(r) }, func() error { return combine(r) })
+			var third func() error
+			if after != nil {
+				third = func() error { return after(r) }
+			}
+			k, c, a, err := r.Timer.Split(func() error { return kernel(r) }, func() error { return combine(r) }, third)
 			if err != nil {
 				return err
 			}
 			if rep > 0 {
-				t.Kernel, t.Combine = append(t.Kernel, k), append(t.Combine, c)
+				t.Kernel, t.Combine = append(t.Kernel, k+a), append(t.Combine, c)
 			}
 		}
 		return nil

@@ -75,7 +75,8 @@ func TestMultiGPU(t *testing.T) {
 		jobs = append(jobs, job{"redukcija", []string{"-n", n, "-op", op, "-type", typ}, exact})
 	}
 	for _, extra := range [][]string{{}, {"-exclusive"}, {"-seglen", "mixed"}, {"-seglen", "1000", "-exclusive"}, {"-op", "max"},
-		{"-type", "int32"}, {"-type", "int32", "-op", "min", "-seglen", "mixed", "-exclusive"}} {
+		{"-type", "int32"}, {"-type", "int32", "-op", "min", "-seglen", "mixed", "-exclusive"},
+		{"-n", "1"}, {"-n", "17", "-seglen", "mixed"}} { // (one element: the last GPU's slice is empty)
 		jobs = append(jobs, job{"prefiks", append([]string{"-n", n}, extra...), false})
 	}
 	for _, j := range jobs {

@@ -362,7 +362,7 @@ func (h *Host) Free() {
 // Timer times device work with a pair of CUDA events on the default stream; gate is the timing
 // gate's two words (tc_stream_gate), host memory mapped for the device.
 type Timer struct {
-	start, mid, stop C.cudaEvent_t
+	start, mid, late, stop C.cudaEvent_t
 	gate             *[2]uint32
 }
 
@@ -381,10 +381,18 @@ func NewTimer() (*Timer, error) {
 		C.cudaEventDestroy(t.stop)
 		return nil, err
 	}
+	if err := cuda("creating an event", C.cudaEventCreate(&t.late)); err != nil {
+		C.cudaEventDestroy(t.start)
+		C.cudaEventDestroy(t.stop)
+		C.cudaEventDestroy(t.mid)
+		return nil, err
+	}
 	var p unsafe.Pointer
 	if err := cuda("allocating the timing gate", C.cudaHostAlloc(&p, 8, C.cudaHostAllocMapped)); err != nil {
 		C.cudaEventDestroy(t.start)
 		C.cudaEventDestroy(t.stop)
+		C.cudaEventDestroy(t.mid)
+		C.cudaEventDestroy(t.late)
 		return nil, err
 	}
 	t.gate = (*[2]uint32)(p)
@@ -397,6 +405,7 @@ func (t *Timer) Free() {
 		C.cudaEventDestroy(t.start)
 		C.cudaEventDestroy(t.stop)
 		C.cudaEventDestroy(t.mid)
+		C.cudaEventDestroy(t.late)
 		if t.gate != nil {
 			C.cudaFreeHost(unsafe.Pointer(t.gate))
 			t.gate = nil
@@ -410,9 +419,10 @@ func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 	return t.between(fn, func() {})
 }
 
-// Split queues first's work and then second's with no wait between them (several GPUs: a kernel,
-// then the collective after it) and returns the device time of each, between three events.
-func (t *Timer) Split(first, second func() error) (a, b float64, err error) {
+// Split queues first's work, second's and third's (nil: none) with no wait between them (several
+// GPUs: a kernel, the collective after it, and a kernel that needs the collective's result) and
+// returns the device time of each, between four events.
+func (t *Timer) Split(first, second, third func() error) (a, b, c float64, err error) {
 	total, err := t.between(func() error {
 		if err := first(); err != nil {
 			return err
@@ -420,15 +430,27 @@ func (t *Timer) Split(first, second func() error) (a, b float64, err error) {
 		if err := cuda("recording an event", C.cudaEventRecord(t.mid, nil)); err != nil {
 			return err
 		}
-		return second()
+		if err := second(); err != nil {
+			return err
+		}
+		if err := cuda("recording an event", C.cudaEventRecord(t.late, nil)); err != nil {
+			return err
+		}
+		if third == nil {
+			return nil
+		}
+		return third()
 	}, func() {})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if a, err = t.elapsed(t.start, t.mid); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return a, total - a, nil
+	if b, err = t.elapsed(t.mid, t.late); err != nil {
+		return 0, 0, 0, err
+	}
+	return a, b, total - a - b, nil
 }
 
 // elapsed is the time between two recorded events, in milliseconds.

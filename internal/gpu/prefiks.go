@@ -63,21 +63,29 @@ func PrefiksTolerance(pl *PrefiksPlan, prefixAbs float64) float64 {
 	return float64(C.tc_prefiks_tolerance(&pl.c, C.double(prefixAbs)))
 }
 
-// PrefiksCarryBytes is what one GPU's slice passes on to the slices after it.
-const PrefiksCarryBytes = C.TC_PREFIKS_CARRY_BYTES
+// PrefiksCarryBytes is what one GPU's slice passes on to the slices after it, and
+// PrefiksCarryWorkBytes the device memory PrefiksCarryOut and RunPrefiksAfter work in.
+const (
+	PrefiksCarryBytes     = C.TC_PREFIKS_CARRY_BYTES
+	PrefiksCarryWorkBytes = C.TC_PREFIKS_CARRY_WORK_BYTES
+)
 
-// PrefiksCarryOut writes the slice's carry (PrefiksCarryBytes) from its input, flags (nil for a
-// plain scan) and scanned output.
-func PrefiksCarryOut(pl *PrefiksPlan, in, flags, out, carry *Buffer) error {
-	return check("a slice's carry", C.tc_prefiks_carry_out(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()), out.pointer(),
+// PrefiksCarryOut reduces the slice's input (flags: nil for a plain scan) to its carry
+// (PrefiksCarryBytes): its total since its last head, before the slice is scanned.
+func PrefiksCarryOut(pl *PrefiksPlan, in, flags, work, carry *Buffer) error {
+	return check("a slice's carry", C.tc_prefiks_carry_out(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()), work.pointer(),
 		carry.pointer(), nil))
 }
 
-// PrefiksCarryIn combines the carries of the slices before rank (all count of them gathered in
-// carries, in GPU order) into the slice's output up to its first head.
-func PrefiksCarryIn(pl *PrefiksPlan, carries *Buffer, count, rank int, out *Buffer) error {
-	return check("a slice's carry-in", C.tc_prefiks_carry_in(&pl.c, carries.pointer(), C.int(count), C.int(rank), out.pointer(), nil))
+// RunPrefiksAfter scans slice rank of count (a best plan) starting from the carries of the slices
+// before it (all count of them gathered in carries, in GPU order): the slice's part of the whole scan.
+func RunPrefiksAfter(pl *PrefiksPlan, in, flags, out, scratch, carries *Buffer, count, rank int, work *Buffer) error {
+	return check("prefiks best after the slices before", C.tc_prefiks_run_after(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()),
+		out.pointer(), scratch.pointer(), carries.pointer(), C.int(count), C.int(rank), work.pointer(), nil))
 }
+
+// PrefiksCarryDepth is the most operations a carry's value goes through (for the tolerance).
+func PrefiksCarryDepth(pl *PrefiksPlan) int64 { return int64(C.tc_prefiks_carry_depth(&pl.c)) }
 
 // WithDepth is the plan with another depth (several GPUs: the deepest slice's, plus the carries'
 // operations), for PrefiksTolerance.

@@ -43,19 +43,21 @@ tc_status tc_prefiks_run(const tc_prefiks_plan *plan, const void *in, const uint
  * that out[i] combines: gamma(depth) * prefix_abs (Higham); 0 where the result must be exact. */
 double tc_prefiks_tolerance(const tc_prefiks_plan *plan, double prefix_abs);
 
-/* Several GPUs, each scanning one contiguous slice with plan (its n the slice's): what a slice
- * passes on, 16 bytes: its total since its last head (the 4-byte value, then padding) and the
- * offset of its first head (n where it has none). */
+/* Several GPUs, each scanning one contiguous slice with a best plan (its n the slice's). Each
+ * slice but the last first reduces its input to its carry, 16 bytes: its total since its last
+ * head (the 4-byte value), whether it has a head (int32), padding. The carries are gathered in
+ * GPU order, and each slice's scan starts from those before it: one pass over the outputs. */
 #define TC_PREFIKS_CARRY_BYTES 16
-/* Writes the slice's carry (TC_PREFIKS_CARRY_BYTES of device memory) from its input, flags and
- * scanned output. */
-tc_status tc_prefiks_carry_out(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, const void *out,
+#define TC_PREFIKS_CARRY_WORK_BYTES 8192 /* device memory carry_out and run_after work in */
+/* Writes the slice's carry (TC_PREFIKS_CARRY_BYTES of device memory) from its input and flags. */
+tc_status tc_prefiks_carry_out(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, void *work,
                                void *carry, cudaStream_t stream);
-/* Given every slice's carry in GPU order (count of them, on this device), folds those before
- * slice rank into its carry-in and combines it, op(carry, out[i]), into out[i] for every i before
- * the slice's first head: the slice's part of the whole scan. */
-tc_status tc_prefiks_carry_in(const tc_prefiks_plan *plan, const void *carries, int count, int rank, void *out,
-                              cudaStream_t stream);
+/* tc_prefiks_run for slice rank of count: the carries before it folded in GPU order (one with a
+ * head restarts the fold), the slice's scan starting from that (rank 0: tc_prefiks_run). */
+tc_status tc_prefiks_run_after(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, void *out,
+                               void *scratch, const void *carries, int count, int rank, void *work, cudaStream_t stream);
+/* The most operations a carry's value goes through (for the tolerance, with the scan's depth). */
+int64_t tc_prefiks_carry_depth(const tc_prefiks_plan *plan);
 
 #ifdef __cplusplus
 }
