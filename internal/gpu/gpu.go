@@ -363,7 +363,7 @@ func (h *Host) Free() {
 // gate's two words (tc_stream_gate), host memory mapped for the device.
 type Timer struct {
 	start, mid, late, stop C.cudaEvent_t
-	gate             *[2]uint32
+	gate                   *[2]uint32
 }
 
 // NewTimer creates the events and the gate.

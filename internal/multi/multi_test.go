@@ -112,31 +112,6 @@ func TestOffsetsGiveTheOneGPUScan(t *testing.T) {
 	}
 }
 
-// Weighted slices cover 0..n in order, each within one item of its share; zero weights get none.
-func TestSplitWeighted(t *testing.T) {
-	for _, w := range [][]float64{{1}, {2, 1}, {2, 1, 1, 1}, {1, 0, 3}, {0, 1}} {
-		var total float64
-		for _, x := range w {
-			total += x
-		}
-		for _, n := range []int64{0, 1, 2, 5, 1000003, 1<<31 + 5} {
-			s := SplitWeighted(n, w)
-			if len(s) != len(w) || s[0].Lo != 0 || s[len(s)-1].Hi != n {
-				t.Fatalf("%v n=%d: %v", w, n, s)
-			}
-			for i := range s {
-				share := float64(n) * w[i] / total
-				if (i > 0 && s[i].Lo != s[i-1].Hi) || math.Abs(float64(s[i].Len())-share) > float64(len(w)) || (w[i] == 0 && s[i].Len() != 0) {
-					t.Fatalf("%v n=%d: slice %d = %v, share %.1f", w, n, i, s[i], share)
-				}
-			}
-		}
-	}
-	if SplitWeighted(5, nil) != nil || SplitWeighted(5, []float64{0}) != nil || SplitWeighted(5, []float64{1, -1}) != nil {
-		t.Error("no weight, or a negative one, split")
-	}
-}
-
 // The id reaches every rank, from rank 0 over TCP, whichever order they come in; a wrong rank
 // number or no rank 0 is an error within the wait.
 func TestBootstrap(t *testing.T) {
