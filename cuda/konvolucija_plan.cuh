@@ -38,8 +38,9 @@ const tc_variant variants[VARIANTS] = {
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
      "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kbest)},
-    {"npp", "baseline: NPP's nppiFilterBorder_32f_C1R (given the mask reversed: NPP convolves), loaded at run time",
-     "2-D float32 images, -border replicate (the only border NPP's filter has), masks up to 31 x 31; not the magnitude",
+    {"npp", "baseline: NPP's nppiFilterBorder_32f_C1R and _8u_C1R (given the mask reversed: NPP convolves), loaded at run time",
+     "2-D images, -border replicate (the only border NPP's filter has), masks up to 31 x 31, not the magnitude; uint8: "
+     "masks of integers over one divisor (box, sobel)",
      "a lower bound: read the input once, write the output once", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
 
@@ -50,6 +51,21 @@ __device__ float npp_mask[kMaxTaps];
 __global__ void reverse_mask(const float *mask, int taps) {
     for (int i = threadIdx.x; i < taps; i += blockDim.x) npp_mask[i] = mask[taps - 1 - i];
 }
+
+// NPP's 8-bit filter takes integers and a divisor: the smallest divisor (up to 1024) that makes
+// every tap an integer (within float32's rounding of 1/d), or 0 where there is none
+int npp_divisor(const float *mask, int taps) {
+    for (int d = 1; d <= 1024; ++d) {
+        bool whole = true;
+        for (int i = 0; i < taps && whole; ++i) {
+            const double m = double(mask[i]) * d;
+            whole = std::fabs(m - std::nearbyint(m)) <= 1e-5 * std::fmax(1.0, std::fabs(m));
+        }
+        if (whole) return d;
+    }
+    return 0;
+}
+__device__ int npp_mask_u8[kMaxTaps];  // (reversed, times the divisor)
 
 const tc_program program = {"konvolucija", "pixels", variants, VARIANTS};
 
@@ -95,12 +111,13 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (r->pixel != TC_FLOAT32 && r->pixel != TC_UINT8) return TC_BAD_ARGUMENT;
     const bool u8 = r->pixel == TC_UINT8;
     if (p.variant == VNPP) {
-        if (one_d || u8 || r->magnitude || r->border != TC_BORDER_REPLICATE || int64_t(r->width) * 4 > INT32_MAX)
+        if (one_d || r->magnitude || r->border != TC_BORDER_REPLICATE || int64_t(r->width) * 4 > INT32_MAX ||
+            (u8 && npp_divisor(r->mask, r->mask_w * r->mask_h) == 0))
             return TC_OUTSIDE_DOMAIN;
-        if (!tc::npp::filter_border_32f()) return TC_UNAVAILABLE;
+        if (!(u8 ? (void *)tc::npp::filter_border_8u() : (void *)tc::npp::filter_border_32f())) return TC_UNAVAILABLE;
         p.launches = 0;  // (the library decides)
     }
-    if (u8 && (p.variant != VBEST || one_d || r->mask_w != r->mask_h || (r->mask_w != 3 && r->mask_w != 5 && r->mask_w != 7)))
+    if (u8 && p.variant != VNPP && (p.variant != VBEST || one_d || r->mask_w != r->mask_h || (r->mask_w != 3 && r->mask_w != 5 && r->mask_w != 7)))
         return TC_OUTSIDE_DOMAIN;
     out->dim = r->dim;
     out->width = r->width;
@@ -147,7 +164,29 @@ Taps<N> taps_of(const tc_konvolucija_plan &p) {
     return t;
 }
 
+// npp's 8-bit row: NPP's filter given the mask reversed as integers over their divisor
+tc_status run_npp_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
+    const auto filter = tc::npp::filter_border_8u();
+    if (!filter) return TC_UNAVAILABLE;
+    const int taps = p->mask_w * p->mask_h, divisor = npp_divisor(p->mask, taps);
+    if (divisor == 0) return TC_BAD_ARGUMENT;
+    int reversed[kMaxTaps];
+    for (int i = 0; i < taps; ++i) reversed[i] = int(std::nearbyint(double(p->mask[taps - 1 - i]) * divisor));
+    TC_TRY(cudaMemcpyToSymbolAsync(npp_mask_u8, reversed, sizeof(int) * size_t(taps), 0, cudaMemcpyHostToDevice, s));
+    int *kernel = nullptr;
+    TC_TRY(cudaGetSymbolAddress(reinterpret_cast<void **>(&kernel), npp_mask_u8));
+    tc::npp::StreamContext ctx;
+    TC_TRY(tc::npp::context(s, ctx));
+    const tc::npp::Size size{p->width, p->height};
+    if (filter(in, p->width, size, tc::npp::Point{0, 0}, out, p->width, size, kernel, tc::npp::Size{p->mask_w, p->mask_h},
+               tc::npp::Point{p->mask_w / 2, p->mask_h / 2}, divisor, tc::npp::BORDER_REPLICATE, ctx) < 0)
+        return tc_status(cudaErrorUnknown);  // (NPP's status < 0: an error)
+    TC_LAUNCHED();
+    return TC_OK;
+}
+
 extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
+    if (p && in && out && p->launch.n >= 1 && p->pixel == TC_UINT8 && p->launch.variant == VNPP) return run_npp_u8(p, in, out, s);
     if (!p || !in || !out || p->launch.n < 1 || p->pixel != TC_UINT8 || p->launch.variant != VBEST ||
         (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7) || p->mask_h != p->mask_w)
         return TC_BAD_ARGUMENT;

@@ -28,18 +28,29 @@ using FilterBorder32f = int (*)(const float *src, int src_step, Size src_size, P
                                 int dst_step, Size roi, const float *kernel, Size kernel_size, Point anchor, int border,
                                 StreamContext ctx);
 
-// nppiFilterBorder_32f_C1R_Ctx, or null where NPP is not installed (looked up once).
-inline FilterBorder32f filter_border_32f() {
-    static const FilterBorder32f f = [] {
+using FilterBorder8u = int (*)(const unsigned char *src, int src_step, Size src_size, Point src_offset,
+                               unsigned char *dst, int dst_step, Size roi, const int *kernel, Size kernel_size,
+                               Point anchor, int divisor, int border, StreamContext ctx);
+
+// A function of libnppif, or null where NPP is not installed (the library looked up once).
+inline void *symbol(const char *function) {
+    static void *const library = [] {
         const char *names[] = {std::getenv("TECAJ_NPPIF"), "libnppif.so.13", "libnppif.so",
                                "/usr/local/cuda/lib64/libnppif.so.13"};
-        for (const char *name : names) {
-            if (!name || !*name) continue;
-            if (void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL))
-                if (void *sym = dlsym(h, "nppiFilterBorder_32f_C1R_Ctx")) return reinterpret_cast<FilterBorder32f>(sym);
-        }
-        return FilterBorder32f(nullptr);
+        for (const char *name : names)
+            if (name && *name)
+                if (void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return h;
+        return static_cast<void *>(nullptr);
     }();
+    return library ? dlsym(library, function) : nullptr;
+}
+// nppiFilterBorder_32f_C1R_Ctx and nppiFilterBorder_8u_C1R_Ctx (its integer mask divided by divisor)
+inline FilterBorder32f filter_border_32f() {
+    static const auto f = reinterpret_cast<FilterBorder32f>(symbol("nppiFilterBorder_32f_C1R_Ctx"));
+    return f;
+}
+inline FilterBorder8u filter_border_8u() {
+    static const auto f = reinterpret_cast<FilterBorder8u>(symbol("nppiFilterBorder_8u_C1R_Ctx"));
     return f;
 }
 

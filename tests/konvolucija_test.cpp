@@ -465,4 +465,47 @@ TEST(Konvolucija, Npp) {
             const Image im = random_image(wh.first, wh.second, 12);
             EXPECT_TRUE(check(v, 2, im, m, TC_BORDER_REPLICATE, 0));
         }
+    // 8 bits: integer masks over a divisor (sobel-x, the 3 x 3 and 5 x 5 boxes, a binomial), each
+    // pixel the float64 reference clamped and rounded, or rounded down (NPP's integer division may
+    // truncate: the Go check counts such pixels), the same under two poisons; a mask of no
+    // divisor up to 1024 is outside npp's domain
+    const tc_device d = device();
+    const Mask box3{3, 3, std::vector<float>(9, 1.0f / 9.0f)}, box5{5, 5, std::vector<float>(25, 1.0f / 25.0f)},
+        binomial{3, 3, {1 / 16.f, 2 / 16.f, 1 / 16.f, 2 / 16.f, 4 / 16.f, 2 / 16.f, 1 / 16.f, 2 / 16.f, 1 / 16.f}};
+    const Mask odd = random_mask(3, 3, 7);
+    const tc_konvolucija_request no_divisor{{v, 100 * 50, 0, 0}, 2, 100, 50, 3, 3, TC_BORDER_REPLICATE, 0, TC_UINT8,
+                                            odd.wt.data()};
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&no_divisor, &d, &p));
+    std::mt19937_64 rng(77);
+    for (const Mask &m : {sobel_x, box3, box5, binomial})
+        for (const auto &wh : {std::pair<int, int>{1, 1}, {33, 17}, {1031, 259}}) {
+            std::vector<uint8_t> px(size_t(wh.first) * wh.second);
+            for (auto &x : px) x = uint8_t(rng());
+            const tc_konvolucija_request r{{v, int64_t(px.size()), 0, 0}, 2, wh.first, wh.second, m.w, m.h,
+                                           TC_BORDER_REPLICATE, 0, TC_UINT8, m.wt.data()};
+            ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+            DeviceBuffer<uint8_t> din(px.size()), dout(px.size());
+            din.upload(px);
+            std::vector<uint8_t> got[2];
+            for (int run = 0; run < 2; ++run) {
+                dout.upload(std::vector<uint8_t>(px.size(), run ? 0x00 : 0xff));
+                ASSERT_EQ(TC_OK, tc_konvolucija_run_u8(&p, din.ptr, dout.ptr, nullptr));
+                ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+                got[run] = dout.download(px.size());
+            }
+            const auto want = reference(Image{wh.first, wh.second, std::vector<float>(px.begin(), px.end())}, m,
+                                        TC_BORDER_REPLICATE, false);
+            int bad = 0;
+            for (size_t i = 0; i < px.size() && bad < 3; ++i) {
+                const double c = std::min(std::max(want[i], 0.0), 255.0), e = std::nearbyint(c);
+                const double down = std::floor(c + 1e-9);
+                const bool tie = std::fabs(c - std::floor(c) - 0.5) <= 1e-9;
+                if (got[0][i] != got[1][i] || !(got[0][i] == e || got[0][i] == down || (tie && std::fabs(got[0][i] - e) == 1))) {
+                    ++bad;
+                    ADD_FAILURE() << "npp uint8 " << m.w << "x" << m.h << " on " << wh.first << "x" << wh.second << " pixel "
+                                  << i << ": got " << int(got[0][i]) << "/" << int(got[1][i]) << ", want " << e
+                                  << " (reference " << want[i] << ")";
+                }
+            }
+        }
 }

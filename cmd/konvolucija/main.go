@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"tecaj/internal/cli"
@@ -60,7 +61,9 @@ func command() cli.Command {
 			"-width 8192 -height 8192 -type uint8 -reps 20",
 			// NPP's filter has the replicate border only: best beside npp on it
 			"-width 8192 -height 8192 -border replicate -reps 20", "-width 8192 -height 8192 -k 5 -border replicate -reps 20",
-			"-width 8192 -height 8192 -mask sobel-x -border replicate -reps 20"},
+			"-width 8192 -height 8192 -mask sobel-x -border replicate -reps 20",
+			"-width 8192 -height 8192 -border replicate -type uint8 -reps 20",
+			"-width 8192 -height 8192 -mask sobel-x -border replicate -type uint8 -reps 20"},
 		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
 		HostBytes:   func(n int64) float64 { return 24*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,
@@ -288,9 +291,17 @@ func (s *session) Free() {
 	}
 }
 
-// checkedU8 checks an 8-bit result (and that the two poisoned runs agree), then writes it as checked does.
-func (s *session) checkedU8(row report.Row, got, again []uint8) (report.Row, error) {
-	maxErr, bad, first := verify.ConvCheckU8(got, s.want, s.tol)
+// checkedU8 checks an 8-bit result (and that the two poisoned runs agree), then writes it as checked
+// does; truncating: a library whose integer division may round down (npp).
+func (s *session) checkedU8(row report.Row, got, again []uint8, truncating bool) (report.Row, error) {
+	var maxErr float64
+	var bad, truncated int
+	var first string
+	if truncating {
+		maxErr, bad, truncated, first = verify.ConvCheckU8Truncating(got, s.want, s.tol)
+	} else {
+		maxErr, bad, first = verify.ConvCheckU8(got, s.want, s.tol)
+	}
 	if again != nil { // an unwritten pixel holds the two poisons, and so differs
 		for i := range got {
 			if got[i] != again[i] {
@@ -307,6 +318,9 @@ func (s *session) checkedU8(row report.Row, got, again []uint8) (report.Row, err
 	}
 	row, err := s.report(row, out, maxErr, bad, first)
 	row.Tolerance = 1 // a pixel off the rounded reference by one, and only at a tie (verify.ConvCheckU8)
+	if truncated > 0 {
+		row.Note = strings.TrimSpace(fmt.Sprintf("%s NPP truncates its integer division: %d pixels one below the rounded reference", row.Note, truncated))
+	}
 	return row, err
 }
 
@@ -373,7 +387,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 		if err != nil {
 			return row, err
 		}
-		if row, err = s.checkedU8(row, s.got[0], s.got[1]); err != nil {
+		if row, err = s.checkedU8(row, s.got[0], s.got[1], pl.Variant.Name == "npp"); err != nil {
 			return row, err
 		}
 		return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
@@ -406,7 +420,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 				s.got[0][i] = verify.ToUint8(float64(v))
 			}
 		})
-		row, err := s.checkedU8(report.Row{}, s.got[0], nil)
+		row, err := s.checkedU8(report.Row{}, s.got[0], nil, false)
 		cli.HostTimes(&row, ms)
 		row.Bytes = report.Num(2 * float64(s.o.N))
 		return row, err

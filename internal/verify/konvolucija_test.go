@@ -200,4 +200,12 @@ func TestUint8PixelsRoundClampAndCheck(t *testing.T) {
 	if _, bad, _ := ConvCheckU8([]uint8{11, 20, 31, 255, 0}, want, 1e-6); bad != 1 {
 		t.Errorf("a pixel off by one away from a tie must fail")
 	}
+	// a truncating library: 10.2 may be 10, 20.5 20 or 21, 30.5000001 30 or 31; 10.7 may be 10 (rounded down) but not 9
+	lib := []float64{10.7, 20.5, 30.5000001, 300, -5, 7.0000000001}
+	if _, bad, trunc, first := ConvCheckU8Truncating([]uint8{10, 20, 30, 255, 0, 7}, lib, 1e-6); bad != 0 || trunc != 1 {
+		t.Errorf("truncated pixels: bad %d (%s), truncated %d, want 0 and 1", bad, first, trunc)
+	}
+	if _, bad, _, _ := ConvCheckU8Truncating([]uint8{9, 20, 31, 255, 0, 5}, lib, 1e-6); bad != 2 {
+		t.Errorf("pixels two below the reference must fail (bad %d)", bad)
+	}
 }
