@@ -1,6 +1,6 @@
 // Typed warp- and block-wide reductions and scans, one implementation each, for the best
 // variants and everything beyond the lectures (the lecture variants write theirs out: they are
-// the lesson). Shaped as CUB's block_reduce.cuh and block_scan.cuh: typed on T and an operator,
+// the lesson). Shaped as CUB's block_reduce.cuh and warp_scan.cuh: typed on T and an operator,
 // shared memory as a type the caller declares, preconditions stated.
 //
 // Operators carry their identity and their rules for NaN and signed zeros:
@@ -291,36 +291,6 @@ __device__ __forceinline__ T block_reduce(T v, BlockReduceStorage<T> &s, Op op =
     __syncthreads();
     if (warp == 0) v = warp_reduce<T, Op>(lane < warps ? s.warp[lane] : Op::template identity<T>(), op);
     return v;
-}
-
-// Shared memory of block_scan: declare `__shared__ tc::BlockScanStorage<T> s;`.
-template <typename T>
-struct BlockScanStorage {
-    T warp[32];  // each warp's exclusive prefix
-    T total;
-};
-
-// The block's scan of v over threads 0..blockDim.x-1, inclusive or exclusive (thread 0 gets the
-// identity), in every thread; block_total, if given, receives the block's reduction in every
-// thread. Each warp scans itself, the first warp scans the warp totals, each thread combines
-// its warp's prefix with its own warp-level result.
-// Preconditions: as block_reduce's.
-template <typename T, typename Op, bool Exclusive = false>
-__device__ __forceinline__ T block_scan(T v, BlockScanStorage<T> &s, Op op = Op(), T *block_total = nullptr) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    T warp_total;
-    const T in_warp = warp_scan<T, Op, Exclusive>(v, op, &warp_total);
-    if (lane == 31) s.warp[warp] = warp_total;
-    __syncthreads();
-    if (warp == 0) {
-        T all;
-        const T prefix = warp_scan<T, Op, true>(lane < warps ? s.warp[lane] : Op::template identity<T>(), op, &all);
-        if (lane < warps) s.warp[lane] = prefix;
-        if (lane == 0) s.total = all;
-    }
-    __syncthreads();
-    if (block_total) *block_total = s.total;
-    return warp == 0 ? in_warp : op(s.warp[warp], in_warp);
 }
 
 }  // namespace tc

@@ -1,5 +1,5 @@
 // cuda/primitives.cuh through small test kernels: warp_reduce (every lane), block_reduce
-// (thread 0), warp_scan and block_scan (inclusive and exclusive, every thread), for Sum, Min and
+// (thread 0), warp_scan (inclusive and exclusive, every thread), for Sum, Min and
 // Max on int32 (exact: small values, no overflow, every order gives the same answer) and float32
 // (against a float64 reference within the tree's bound), at every block size 32..1024; then the
 // operators' NaN and signed-zero rules; 64-bit Min (warp_min_u64); and reduce_best's two forms of
@@ -16,22 +16,19 @@ using namespace tctest;
 
 namespace {
 
-enum Kind { WARP_REDUCE, BLOCK_REDUCE, WARP_SCAN, WARP_SCAN_EX, BLOCK_SCAN, BLOCK_SCAN_EX };
+enum Kind { WARP_REDUCE, BLOCK_REDUCE, WARP_SCAN, WARP_SCAN_EX };
 
 // One block; out[t] is thread t's result, total[t] the total a scan hands every thread.
 template <typename T, typename Op, int KIND>
 __global__ void primitive_kernel(const T *in, T *out, T *total) {
     __shared__ tc::BlockReduceStorage<T> reduce_storage;
-    __shared__ tc::BlockScanStorage<T> scan_storage;
     const T v = in[threadIdx.x];
     T all = Op::template identity<T>();
     T r;
     if constexpr (KIND == WARP_REDUCE) r = tc::warp_reduce<T, Op>(v);
     else if constexpr (KIND == BLOCK_REDUCE) r = tc::block_reduce<T, Op>(v, reduce_storage);
     else if constexpr (KIND == WARP_SCAN) r = tc::warp_scan<T, Op, false>(v, Op(), &all);
-    else if constexpr (KIND == WARP_SCAN_EX) r = tc::warp_scan<T, Op, true>(v, Op(), &all);
-    else if constexpr (KIND == BLOCK_SCAN) r = tc::block_scan<T, Op, false>(v, scan_storage, Op(), &all);
-    else r = tc::block_scan<T, Op, true>(v, scan_storage, Op(), &all);
+    else r = tc::warp_scan<T, Op, true>(v, Op(), &all);
     out[threadIdx.x] = r;
     total[threadIdx.x] = all;
 }
@@ -62,15 +59,13 @@ void check_all_kinds(const char *op_name) {
         std::vector<double> xs(in.begin(), in.end());
         DeviceBuffer<T> din(threads), dout(threads), dtotal(threads);
         din.upload(in);
-        for (int kind = WARP_REDUCE; kind <= BLOCK_SCAN_EX; ++kind) {
+        for (int kind = WARP_REDUCE; kind <= WARP_SCAN_EX; ++kind) {
             dout.upload(std::vector<T>(threads, T(-77)));
             switch (kind) {
             case WARP_REDUCE: launch<T, Op, WARP_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
             case BLOCK_REDUCE: launch<T, Op, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
             case WARP_SCAN: launch<T, Op, WARP_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
-            case WARP_SCAN_EX: launch<T, Op, WARP_SCAN_EX>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
-            case BLOCK_SCAN: launch<T, Op, BLOCK_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
-            default: launch<T, Op, BLOCK_SCAN_EX>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
+            default: launch<T, Op, WARP_SCAN_EX>(din.ptr, dout.ptr, dtotal.ptr, threads); break;
             }
             ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
             const std::vector<T> out = dout.download(threads), total = dtotal.download(threads);
@@ -98,16 +93,8 @@ void check_all_kinds(const char *op_name) {
                     expect_near(out[t], fold<T, Op>(xs, warp0, t + 1), t, "warp_scan inclusive");
                     expect_near(total[t], fold<T, Op>(xs, warp0, warp1), t, "warp_scan total");
                     break;
-                case WARP_SCAN_EX:
-                    expect_near(out[t], fold<T, Op>(xs, warp0, t), t, "warp_scan exclusive");
-                    break;
-                case BLOCK_SCAN:
-                    expect_near(out[t], fold<T, Op>(xs, 0, t + 1), t, "block_scan inclusive");
-                    expect_near(total[t], fold<T, Op>(xs, 0, threads), t, "block_scan total");
-                    break;
                 default:
-                    expect_near(out[t], fold<T, Op>(xs, 0, t), t, "block_scan exclusive");
-                    expect_near(total[t], fold<T, Op>(xs, 0, threads), t, "block_scan total");
+                    expect_near(out[t], fold<T, Op>(xs, warp0, t), t, "warp_scan exclusive");
                     break;
                 }
             }
@@ -259,7 +246,7 @@ TEST(Primitives, NanAndSignedZerosThroughABlock) {
     launch<float, tc::Max, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
     ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
     EXPECT_EQ(bits(dout.download(1)[0]), 0u);
-    // a NaN anywhere: min, max and sum are NaN; the inclusive scan is NaN from its position on
+    // a NaN anywhere: min, max and sum are NaN; the inclusive scan is NaN from its position to its warp's end
     for (int at : {0, 100, threads - 1}) {
         auto x = random_floats(threads, at);
         x[at] = NAN;
@@ -267,10 +254,11 @@ TEST(Primitives, NanAndSignedZerosThroughABlock) {
         launch<float, tc::Min, BLOCK_REDUCE>(din.ptr, dout.ptr, dtotal.ptr, threads);
         ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
         EXPECT_TRUE(std::isnan(dout.download(1)[0])) << "min, NaN at " << at;
-        launch<float, tc::Max, BLOCK_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads);
+        launch<float, tc::Max, WARP_SCAN>(din.ptr, dout.ptr, dtotal.ptr, threads);
         ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
         const auto scan = dout.download(threads);
-        for (int t = 0; t < threads; ++t) EXPECT_EQ(std::isnan(scan[t]), t >= at) << "max scan, NaN at " << at << ", t=" << t;
+        for (int t = 0; t < threads; ++t)
+            EXPECT_EQ(std::isnan(scan[t]), t / 32 == at / 32 && t >= at) << "max scan, NaN at " << at << ", t=" << t;
     }
     // all +Inf: min is +Inf
     din.upload(std::vector<float>(threads, INFINITY));
