@@ -3,7 +3,8 @@
 # under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
 #   bash gpu-bundle/run.sh archs   (scripts/check-archs.sh: every .cu for sm_75 ... sm_120, 16 at once)
 #   LIB=ptx75 bash gpu-bundle/run.sh quick   (on the compute_75 PTX library: see gpu-bundle.sh's PTX_ARCHS)
-#   bash gpu-bundle/run.sh [tests|quick|sanitizers|tables [PROGRAM...]|all|PROGRAM]   (default all; quick:
+#   bash gpu-bundle/run.sh [tests|quick|sanitizers|tables [PROGRAM...]|all|PROGRAM]   (default all; tables also
+#       write each line's -csv into $OUT/tables.tgz, for docs/results and scripts/tables; quick:
 #       the tests without the sanitizers; sanitizers: memcheck and racecheck only; tables PROGRAM...:
 #       those programs' tables only; a program's name: its tests and tables only). On the H100 quick
 #       takes about 3 minutes, sanitizers 7-8, every table about 8: with the device tool's 10-minute
@@ -246,12 +247,17 @@ if [[ $what == targets ]]; then # the issues' target rows only: best beside its 
 fi
 
 if [[ $what != tests && $what != quick && $what != sanitizers ]]; then
+  # every table as data too: one -csv a line (the run's parameters, card, commit and date in each
+  # row), packed into $OUT/tables.tgz for docs/results and scripts/tables
+  tables=$(mktemp -d)
   for prog in $programs; do
+    k=0
     while read -r args; do
-      echo; "$here/bin/$prog" -variant all $args 2>&1 | tee -a "$log" || failed+=("$prog $args")
+      echo; "$here/bin/$prog" -variant all $args -csv "$tables/$prog-$((++k)).csv" 2>&1 | tee -a "$log" || failed+=("$prog $args")
     done < <("$here/bin/$prog" -benchmarks)
     "$here/bin/$prog" -info 2>&1 | tee -a "$log"
   done
+  tar -C "$tables" -czf "${OUT:-/tmp}/tables.tgz" . && echo "tables as data: ${OUT:-/tmp}/tables.tgz"
 fi
 
 echo

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -329,7 +330,8 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	}
 	defer s.Free()
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
-		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Params: c.params(), Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs())}
+		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Params: c.params(), Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs()),
+		Commit: buildCommit(), Date: time.Now().UTC().Format(time.RFC3339)}
 	if dev != nil {
 		r.Device, r.L2Bytes = dev.Name, float64(dev.L2Bytes)
 		timer, err := gpu.NewTimer()
@@ -670,4 +672,26 @@ func (o Options) picks(name string) bool {
 		}
 	}
 	return names == nil
+}
+
+// buildCommit is the commit go build stamped into the command (vcs.revision), with "+dirty" where
+// the tree had changes, or "" (go run, go test, or a build outside git).
+func buildCommit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, kv := range info.Settings {
+		switch {
+		case kv.Key == "vcs.revision":
+			rev = kv.Value
+		case kv.Key == "vcs.modified" && kv.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
 }

@@ -129,7 +129,9 @@ type Report struct {
 	// WorkOnly: speed-ups and steps on kernel + host time, the copy back left out (every device
 	// variant copies the same outputs back: the copy would only dilute each step)
 	WorkOnly bool   `json:"speed_up_without_copy_back"`
-	Unit     string `json:"unit"` // what the items are called (elements, keys, pixels)
+	Unit     string `json:"unit"`   // what the items are called (elements, keys, pixels)
+	Commit   string `json:"commit"` // the commit the command was built from (+dirty: with changes), where known
+	Date     string `json:"date"`   // when it ran, UTC (RFC 3339)
 	Rows     []Row  `json:"rows"`
 	extra    []string
 }
@@ -325,7 +327,7 @@ func WriteJSONs(w io.Writer, reports []*Report) error {
 // csvHeader is the columns of WriteCSV: the run's parameters, then the row's figures.
 var csvHeader = []string{"program", "params", "device", "unit", "n", "seed", "reps", "copy_gb_per_s", "variant", "threads", "blocks",
 	"kernel_ms", "spread_pct", "d2h_ms", "host_ms", "total_ms", "bytes", "gb_per_s", "pct_of_copy", "mitems_per_s",
-	"speed_up", "step", "result", "index", "error", "tolerance", "pass", "refused", "note", "l2_bytes"}
+	"speed_up", "step", "result", "index", "error", "tolerance", "pass", "refused", "note", "l2_bytes", "commit", "date"}
 
 // WriteCSV writes one line per (variant, size) of the reports, each with the run's parameters.
 // NaN is an empty field.
@@ -350,7 +352,8 @@ func WriteCSV(w io.Writer, reports []*Report) error {
 				strconv.Itoa(r.Reps), num(r.CopyGBps), row.Variant, strconv.Itoa(row.Threads), strconv.Itoa(row.Blocks),
 				num(row.KernelMs), num(row.SpreadPct), num(row.D2HMs), num(row.HostMs), num(row.TotalMs), num(row.Bytes),
 				num(row.GBps), num(row.PctCopy), num(row.MItemsPS), num(row.SpeedUp), num(row.Step), num(row.Result), index,
-				num(row.Error), num(row.Tolerance), strconv.FormatBool(row.Pass), row.Refused, row.Note, num(Num(r.L2Bytes))}
+				num(row.Error), num(row.Tolerance), strconv.FormatBool(row.Pass), row.Refused, row.Note, num(Num(r.L2Bytes)),
+				r.Commit, r.Date}
 			if err := c.Write(rec); err != nil {
 				return err
 			}
@@ -430,14 +433,15 @@ func ReadCSV(r io.Reader) ([]*Report, error) {
 		}
 		if len(out) == 0 || out[len(out)-1].N != n || out[len(out)-1].Program != get(rec, "program") {
 			out = append(out, &Report{Program: get(rec, "program"), Params: get(rec, "params"), Device: get(rec, "device"),
-				Unit: get(rec, "unit"), N: n, CopyGBps: num(rec, "copy_gb_per_s"), L2Bytes: float64(num(rec, "l2_bytes"))})
+				Unit: get(rec, "unit"), N: n, CopyGBps: num(rec, "copy_gb_per_s"), L2Bytes: float64(num(rec, "l2_bytes")),
+				Commit: get(rec, "commit"), Date: get(rec, "date")})
 			if math.IsNaN(out[len(out)-1].L2Bytes) {
 				out[len(out)-1].L2Bytes = 0
 			}
 		}
 		r := out[len(out)-1]
 		r.Rows = append(r.Rows, Row{Variant: get(rec, "variant"), Refused: get(rec, "refused"), KernelMs: num(rec, "kernel_ms"),
-			SpreadPct: num(rec, "spread_pct"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"),
+			SpreadPct: num(rec, "spread_pct"), HostMs: num(rec, "host_ms"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"),
 			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true"})
 	}
 	return out, nil

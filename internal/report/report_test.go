@@ -230,7 +230,8 @@ func TestSVG(t *testing.T) {
 func TestCSV(t *testing.T) {
 	var reports []*Report
 	for _, n := range []int64{1000, 2000} {
-		r := &Report{Program: "p", Params: "-op min -type int32", Device: "card", N: n, Seed: 3, Reps: 5, Unit: "elements", CopyGBps: 2000}
+		r := &Report{Program: "p", Params: "-op min -type int32", Device: "card", N: n, Seed: 3, Reps: 5, Unit: "elements", CopyGBps: 2000,
+			Commit: "abc123+dirty", Date: "2026-11-25T22:00:00Z"}
 		r.Rows = []Row{{Variant: "a", KernelMs: 1, TotalMs: 2, Bytes: Num(4 * n), Pass: true}, RefusedRow("b", "outside")}
 		r.Derive()
 		reports = append(reports, r)
@@ -247,12 +248,13 @@ func TestCSV(t *testing.T) {
 	for i, name := range recs[0] {
 		col[name] = i
 	}
-	for _, name := range []string{"program", "params", "device", "n", "copy_gb_per_s", "variant", "kernel_ms", "spread_pct", "gb_per_s", "result", "index", "pass", "refused"} {
+	for _, name := range []string{"program", "params", "device", "n", "copy_gb_per_s", "variant", "kernel_ms", "spread_pct", "gb_per_s", "result", "index", "pass", "refused", "commit", "date"} {
 		if _, ok := col[name]; !ok {
 			t.Errorf("no column %q in %v", name, recs[0])
 		}
 	}
 	if r := recs[3]; r[col["n"]] != "2000" || r[col["variant"]] != "a" || r[col["params"]] != "-op min -type int32" ||
+		r[col["commit"]] != "abc123+dirty" || r[col["date"]] != "2026-11-25T22:00:00Z" ||
 		r[col["copy_gb_per_s"]] != "2000" || r[col["gb_per_s"]] != "8e-03" && r[col["gb_per_s"]] != "0.008" || r[col["pass"]] != "true" {
 		t.Errorf("record %v", r)
 	}

@@ -1,0 +1,212 @@
+// Command tables renders kept runs (the -csv files in docs/results) as markdown tables: one size,
+// a row a variant; a sweep, a row a size and a column a variant (GB/s). With -update, it rewrites
+// each block of a markdown file that starts `<!-- tables: FILE.csv -->` and ends `<!-- end tables -->`
+// with FILE's tables (FILE relative to the markdown file's folder), leaving the rest as it is.
+//
+//	go run ./scripts/tables docs/results/redukcija-staircase.csv
+//	go run ./scripts/tables -update BENCHMARKS.md
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"tecaj/internal/report"
+)
+
+func main() {
+	update := flag.String("update", "", "a markdown file whose tables blocks to render again, in place")
+	flag.Parse()
+	if (*update == "") == (flag.NArg() == 0) {
+		fmt.Fprintln(os.Stderr, "usage: tables RESULTS.csv ... | tables -update FILE.md")
+		os.Exit(2)
+	}
+	var err error
+	if *update != "" {
+		err = updateFile(*update)
+	} else {
+		for _, path := range flag.Args() {
+			var md string
+			if md, err = render(path); err != nil {
+				break
+			}
+			fmt.Print(md)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tables:", err)
+		os.Exit(1)
+	}
+}
+
+var block = regexp.MustCompile(`(?s)(<!-- tables: (\S+) -->\n).*?(<!-- end tables -->)`)
+
+// updateFile renders every tables block of path again.
+func updateFile(path string) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var failed error
+	out := block.ReplaceAllStringFunc(string(text), func(m string) string {
+		parts := block.FindStringSubmatch(m)
+		md, err := render(filepath.Join(filepath.Dir(path), parts[2]))
+		if err != nil {
+			failed = err
+			return m
+		}
+		return parts[1] + md + parts[3]
+	})
+	if failed != nil {
+		return failed
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+// render is one results file's tables: a heading line per (program, parameters), then its table.
+func render(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	reports, err := report.ReadCSV(f)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	var b strings.Builder
+	for len(reports) > 0 { // the reports of one (program, params) together: a sweep's sizes, or one size
+		k := 1
+		for k < len(reports) && reports[k].Program == reports[0].Program && reports[k].Params == reports[0].Params {
+			k++
+		}
+		group := reports[:k]
+		reports = reports[k:]
+		r := group[0]
+		fmt.Fprintf(&b, "\n`%s %s`, %s, copy %.0f GB/s%s (`%s`)\n\n", r.Program, r.Params, r.Device, float64(r.CopyGBps),
+			provenance(r), filepath.Base(path))
+		if len(group) == 1 {
+			single(&b, r)
+		} else {
+			sweep(&b, group)
+		}
+	}
+	return b.String(), nil
+}
+
+// provenance: the run's commit (short) and date, where the file has them.
+func provenance(r *report.Report) string {
+	var s string
+	if r.Commit != "" {
+		c := r.Commit
+		if len(c) > 7 && !strings.HasPrefix(c[7:], "+") {
+			c = c[:7] + strings.TrimLeft(c[7:], "0123456789abcdef")
+		}
+		s += ", commit " + c
+	}
+	if r.Date != "" {
+		s += ", " + r.Date
+	}
+	return s
+}
+
+func num(x report.Num, format string) string {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return "-"
+	}
+	return fmt.Sprintf(format, float64(x))
+}
+
+// single: a row a variant, with its kernel time (and host time, where a row has one), spread,
+// rate, share of the copy, speed-up, step and check.
+func single(b *strings.Builder, r *report.Report) {
+	host := false
+	for _, row := range r.Rows {
+		host = host || row.Refused == "" && row.KernelMs > 0 && row.HostMs > 0
+	}
+	hostHead, hostRule := "", ""
+	if host {
+		hostHead, hostRule = " host us |", " --- |"
+	}
+	fmt.Fprintf(b, "n = %s\n\n| variant | kernel us |%s ±%% | GB/s | %% of copy | speed-up | step | check |\n| --- | --- |%s --- | --- | --- | --- | --- | --- |\n",
+		power(r.N), hostHead, hostRule)
+	for _, row := range r.Rows {
+		if row.Refused != "" || math.IsNaN(float64(row.KernelMs)) || row.KernelMs == 0 {
+			continue // (refused rows: the command's -list says why)
+		}
+		check := "pass"
+		if !row.Pass {
+			check = "FAIL"
+		}
+		pct := report.Num(math.NaN())
+		if r.CopyGBps > 0 {
+			pct = row.GBps / r.CopyGBps * 100
+		}
+		hostCell := ""
+		if host {
+			hostCell = " " + num(row.HostMs*1000, "%.2f") + " |"
+		}
+		fmt.Fprintf(b, "| %s | %s |%s %s | %s | %s | %s | %s | %s |\n", row.Variant, num(row.KernelMs*1000, "%.2f"), hostCell,
+			num(row.SpreadPct, "%.1f"), rate(row.GBps), num(pct, "%.1f"), num(row.SpeedUp, "%.2fx"), num(row.Step, "%.2fx"), check)
+	}
+}
+
+// sweep: a row a size, a column a variant's GB/s (a refused or failed cell: -).
+func sweep(b *strings.Builder, group []*report.Report) {
+	var variants []string
+	seen := map[string]bool{}
+	for _, r := range group {
+		for _, row := range r.Rows {
+			if !seen[row.Variant] {
+				seen[row.Variant] = true
+				variants = append(variants, row.Variant)
+			}
+		}
+	}
+	fmt.Fprintf(b, "GB/s\n\n| n | %s |\n|%s\n", strings.Join(variants, " | "), strings.Repeat(" --- |", len(variants)+1))
+	for _, r := range group {
+		cells := make([]string, len(variants))
+		for i, v := range variants {
+			cells[i] = "-"
+			for _, row := range r.Rows {
+				if row.Variant == v && row.Refused == "" && row.Pass {
+					cells[i] = rate(row.GBps)
+				}
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", power(r.N), strings.Join(cells, " | "))
+	}
+}
+
+// rate: GB/s with three figures at most
+func rate(x report.Num) string {
+	switch {
+	case x < 10:
+		return num(x, "%.2f")
+	case x < 100:
+		return num(x, "%.1f")
+	}
+	return num(x, "%.0f")
+}
+
+// power: n as 2^k where it is one (2^k + 5 as such), else the number.
+func power(n int64) string {
+	for _, off := range []int64{0, 5} {
+		if m := n - off; m > 0 && m&(m-1) == 0 {
+			k := 0
+			for ; m > 1; m >>= 1 {
+				k++
+			}
+			if off == 0 {
+				return fmt.Sprintf("2^%d", k)
+			}
+			return fmt.Sprintf("2^%d + %d", k, off)
+		}
+	}
+	return fmt.Sprint(n)
+}
