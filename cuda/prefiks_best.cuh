@@ -337,16 +337,16 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     }
     unsigned long long done = 0;  // (thread 0: the count of tiles done publishing before this one)
     if (warp == 0) {
-        T prefix = tc::identity<T, Op>(), published = value_of(aggregate);
+        T prefix = tc::identity<T, Op>(), inclusive = value_of(aggregate);
         cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
         bool headed = false;  // a segmented tile with a head: its inclusive prefix is its aggregate's value
         if constexpr (SEG) headed = aggregate.f != 0;
         if (tile == 0 && initial) {  // several GPUs: a later slice starts from the slices before it
             prefix = *initial;
-            if (!headed) published = Op{}(prefix, published);
+            if (!headed) inclusive = Op{}(prefix, inclusive);
         }
         if (lane == 0)
-            mine.store(status_word(bits_of(published), tile == 0 || headed ? kInclusive : kAggregate, epoch),
+            mine.store(status_word(bits_of(inclusive), tile == 0 || headed ? kInclusive : kAggregate, epoch),
                        cuda::memory_order_relaxed);
         if (tile > 0) prefix = group_prefix<T, Op>(statuses, groups, tile, value_of(aggregate), headed, epoch, stack);
         if (lane == 0) {
