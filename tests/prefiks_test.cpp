@@ -6,6 +6,8 @@
 // first poison after the first run and the second after the second. Segments of every shape.
 #include "util.h"
 #include "tecaj/prefiks.h"
+#include <algorithm>
+#include <memory>
 
 using namespace tctest;
 
@@ -81,6 +83,35 @@ void reference(const Case &c, const std::vector<uint32_t> &in, const std::vector
     }
 }
 
+const uint32_t kPoisons[2] = {0xffffffffu, 0x5a5a5a5au};
+
+// Each position of got (two runs, under the two poisons) against the reference: written, and
+// equal (int32; NaN as NaN) or within the bound tol's plan derives from the prefix's magnitude.
+void expect_scan(const Case &c, const std::string &what, const std::vector<uint32_t> &in, const std::vector<uint8_t> &flags,
+                 const std::vector<uint32_t> (&got)[2], const tc_prefiks_plan &tol_plan) {
+    const int64_t n = int64_t(in.size());
+    std::vector<double> want_f, prefix_abs;
+    std::vector<uint32_t> want_i;
+    reference(c, in, flags, want_f, want_i, prefix_abs);
+    int bad = 0;
+    for (int64_t i = 0; i < n && bad < 3; ++i) {
+        std::string why;
+        if (got[0][i] == kPoisons[0] && got[1][i] == kPoisons[1]) why = "unwritten";
+        else if (c.type == TC_INT32 && got[0][i] != want_i[i]) why = "differs";
+        else if (c.type == TC_FLOAT32) {
+            const double g = float_of(got[0][i]), w = want_f[i];
+            const double tol = tc_prefiks_tolerance(&tol_plan, prefix_abs[i]);
+            const bool ok = std::isnan(w) ? std::isnan(g) : (g == w || std::fabs(g - w) <= tol);
+            if (!ok) why = "differs by " + std::to_string(std::fabs(g - w)) + " (tolerance " + std::to_string(tol) + ")";
+        }
+        if (!why.empty()) {
+            ++bad;
+            ADD_FAILURE() << what << " position " << i << ": " << why << ": got " << std::hex << got[0][i] << " want "
+                          << (c.type == TC_INT32 ? want_i[i] : bits_of(float(want_f[i])));
+        }
+    }
+}
+
 // Runs the case; false where the plan refuses it.
 bool check(const Case &c, const std::vector<uint32_t> &in, const std::vector<uint8_t> &flags) {
     const int64_t n = int64_t(in.size());
@@ -100,34 +131,62 @@ bool check(const Case &c, const std::vector<uint32_t> &in, const std::vector<uin
     din.upload(in, at);
     if (segmented) dflags.upload(flags, at);
     std::vector<uint32_t> got[2];
-    const uint32_t poisons[2] = {0xffffffffu, 0x5a5a5a5au};
     for (int k = 0; k < 2; ++k) {
-        dout.upload(std::vector<uint32_t>(n, poisons[k]), at);
+        dout.upload(std::vector<uint32_t>(n, kPoisons[k]), at);
         EXPECT_EQ(TC_OK, tc_prefiks_run(&p, din.ptr + at, segmented ? dflags.ptr + at : nullptr, dout.ptr + at, scratch.ptr, nullptr)) << what;
         EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
         got[k] = dout.download(n, at);
     }
-    std::vector<double> want_f, prefix_abs;
-    std::vector<uint32_t> want_i;
-    reference(c, in, flags, want_f, want_i, prefix_abs);
-    int bad = 0;
-    for (int64_t i = 0; i < n && bad < 3; ++i) {
-        std::string why;
-        if (got[0][i] == poisons[0] && got[1][i] == poisons[1]) why = "unwritten";
-        else if (c.type == TC_INT32 && got[0][i] != want_i[i]) why = "differs";
-        else if (c.type == TC_FLOAT32) {
-            const double g = float_of(got[0][i]), w = want_f[i];
-            const double tol = tc_prefiks_tolerance(&p, prefix_abs[i]);
-            const bool ok = std::isnan(w) ? std::isnan(g) : (g == w || std::fabs(g - w) <= tol);
-            if (!ok) why = "differs by " + std::to_string(std::fabs(g - w)) + " (tolerance " + std::to_string(tol) + ")";
-        }
-        if (!why.empty()) {
-            ++bad;
-            ADD_FAILURE() << what << " position " << i << ": " << why << ": got " << std::hex << got[0][i] << " want "
-                          << (c.type == TC_INT32 ? want_i[i] : bits_of(float(want_f[i])));
-        }
-    }
+    expect_scan(c, what, in, flags, got, p);
     return true;
+}
+
+// The several-GPU path on one GPU: the input cut at cuts into slices, each slice but the last
+// reduced to its carry (tc_prefiks_carry_out) into one array of carries, then each scanned after
+// the slices before it (tc_prefiks_run_after): together, the one scan's outputs, within the bound
+// of the deepest slice's scan or carry plus the carries' fold.
+void check_slices(const Case &c, const std::vector<uint32_t> &in, const std::vector<uint8_t> &flags,
+                  const std::vector<int64_t> &cuts) {
+    const int64_t n = int64_t(in.size());
+    const bool segmented = !flags.empty();
+    const tc_device d = device();
+    std::vector<int64_t> edge{0};
+    for (int64_t cut : cuts) edge.push_back(cut);
+    edge.push_back(n);
+    const int count = int(edge.size()) - 1;
+    std::string what = describe(c, n, segmented) + " in slices at";
+    for (int64_t cut : cuts) what += " " + std::to_string(cut);
+    DeviceBuffer<uint32_t> din(n), dout(n);
+    DeviceBuffer<uint8_t> dflags(segmented ? n : 1);
+    DeviceBuffer<unsigned char> carries(size_t(TC_PREFIKS_CARRY_BYTES) * count), work(TC_PREFIKS_CARRY_WORK_BYTES);
+    din.upload(in);
+    if (segmented) dflags.upload(flags);
+    std::vector<tc_prefiks_plan> plans(count);
+    std::vector<std::unique_ptr<DeviceBuffer<unsigned char>>> scratch;
+    int64_t depth = 0;
+    for (int k = 0; k < count; ++k) {
+        const tc_prefiks_request r{{c.variant, edge[k + 1] - edge[k], 0, 0}, c.op, c.type, c.exclusive, segmented};
+        ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &plans[k])) << what;
+        scratch.push_back(std::make_unique<DeviceBuffer<unsigned char>>(plans[k].launch.scratch_bytes));
+        depth = std::max({depth, plans[k].depth, tc_prefiks_carry_depth(&plans[k])});
+    }
+    std::vector<uint32_t> got[2];
+    for (int run = 0; run < 2; ++run) {
+        dout.upload(std::vector<uint32_t>(n, kPoisons[run]));
+        for (int k = 0; k + 1 < count; ++k)
+            ASSERT_EQ(TC_OK, tc_prefiks_carry_out(&plans[k], din.ptr + edge[k], segmented ? dflags.ptr + edge[k] : nullptr,
+                                                  work.ptr, carries.ptr + size_t(TC_PREFIKS_CARRY_BYTES) * k, nullptr))
+                << what;
+        for (int k = 0; k < count; ++k)
+            ASSERT_EQ(TC_OK, tc_prefiks_run_after(&plans[k], din.ptr + edge[k], segmented ? dflags.ptr + edge[k] : nullptr,
+                                                  dout.ptr + edge[k], scratch[k]->ptr, carries.ptr, count, k, work.ptr, nullptr))
+                << what;
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
+        got[run] = dout.download(n);
+    }
+    tc_prefiks_plan tol_plan = plans[0];
+    tol_plan.depth = depth + count;
+    expect_scan(c, what, in, flags, got, tol_plan);
 }
 
 std::vector<uint32_t> random_values(int64_t n, tc_dtype type, uint64_t seed) {
@@ -255,6 +314,50 @@ TEST(Prefiks, BestIsBitIdenticalAndCoversTileBoundaries) {
                 ASSERT_TRUE(got == first) << (seg ? "segmented " : "") << "run " << rep << " differs from the first";
             }
         }
+}
+
+// Several GPUs' slices, on one GPU: every operator and type, inclusive and exclusive, plain and
+// segmented (segments short and long, a head at a slice's first element, slices without a head),
+// cuts inside and at tile boundaries, slices of one element; and the ABI's refusals.
+TEST(Prefiks, SlicesAfterTheirCarriesAreTheOneScan) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    for (int64_t n : up_to_max_n({2, 3, 1000, 40000, (1 << 20) + 3})) {
+        const std::vector<std::vector<int64_t>> cuts = {{n / 2}, {1, n - 1 > 1 ? n - 1 : 1}, {n / 3, n / 3 + 1, 2 * n / 3}};
+        for (const auto &cut : cuts) {
+            bool increasing = true;  // (no empty slice)
+            for (size_t k = 0; k < cut.size(); ++k) increasing = increasing && cut[k] > (k ? cut[k - 1] : 0) && cut[k] < n;
+            if (!increasing) continue;
+            for (tc_op op : {TC_SUM, TC_MAX, TC_MIN})
+                for (tc_dtype type : {TC_FLOAT32, TC_INT32})
+                    for (bool exclusive : {false, true}) {
+                        const Case c{best, op, type, exclusive};
+                        const auto in = random_values(n, type, uint64_t(n) + op);
+                        check_slices(c, in, {}, cut);
+                        check_slices(c, in, random_flags(n, 7, uint64_t(n)), cut);
+                        std::vector<uint8_t> heads_at_cuts(size_t(n), 0);  // a head only where a slice starts
+                        for (int64_t k : cut) heads_at_cuts[size_t(k)] = 1;
+                        check_slices(c, in, heads_at_cuts, cut);
+                        if (op == TC_SUM) check_slices(c, in, random_flags(n, 100000, uint64_t(n) + 1), cut);
+                    }
+        }
+    }
+    for (int64_t n : up_to_max_n({3 * 16384 + 7})) {  // cuts at and beside best's tiles
+        const auto in = random_values(n, TC_FLOAT32, 5);
+        for (int64_t cut : {int64_t(16384), int64_t(16383), int64_t(8192 + 1), int64_t(7168)})
+            check_slices(Case{best, TC_SUM, TC_FLOAT32, false}, in, random_flags(n, 3000, 9), {cut});
+    }
+    const tc_device d = device();
+    tc_prefiks_plan p, grid;
+    const tc_prefiks_request r{{best, 100, 0, 0}, TC_SUM, TC_FLOAT32, 0, 0}, rg{{find("grid"), 100, 0, 0}, TC_SUM, TC_FLOAT32, 0, 0};
+    ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &p));
+    ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&rg, &d, &grid));
+    DeviceBuffer<uint32_t> buf(100);
+    DeviceBuffer<unsigned char> carries(2 * TC_PREFIKS_CARRY_BYTES), work(TC_PREFIKS_CARRY_WORK_BYTES), scratch(p.launch.scratch_bytes);
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&grid, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 1, work.ptr, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 2, work.ptr, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, nullptr, 2, 1, work.ptr, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_carry_out(&p, buf.ptr, nullptr, nullptr, carries.ptr, nullptr));
 }
 
 TEST(Prefiks, DomainsWithoutGPU) {
