@@ -185,9 +185,10 @@ tc_status run_npp_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *o
     return TC_OK;
 }
 
-extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
-    if (p && in && out && p->launch.n >= 1 && p->pixel == TC_UINT8 && p->launch.variant == VNPP) return run_npp_u8(p, in, out, s);
-    if (!p || !in || !out || p->launch.n < 1 || p->pixel != TC_UINT8 || p->launch.variant != VBEST ||
+// A TC_UINT8 plan's run: best's 8-bit kernels (or npp's)
+tc_status run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
+    if (p->launch.variant == VNPP) return run_npp_u8(p, in, out, s);
+    if (p->launch.variant != VBEST ||
         (p->mask_w != 3 && p->mask_w != 5 && p->mask_w != 7) || p->mask_h != p->mask_w)
         return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), 1);
@@ -213,11 +214,10 @@ extern "C" tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *p, const u
     return TC_OK;
 }
 
-extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const float *in, const float *mask, float *out,
-                                        cudaStream_t s) {
-    const bool best = p && p->launch.variant == VBEST;  // (best takes the plan's mask)
-    if (!p || !in || (!mask && !best) || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
-    if (p->pixel != TC_FLOAT32) return TC_BAD_ARGUMENT;
+// A TC_FLOAT32 plan's run
+tc_status run_f32(const tc_konvolucija_plan *p, const float *in, const float *mask, float *out, cudaStream_t s) {
+    const bool best = p->launch.variant == VBEST;  // (best takes the plan's mask)
+    if (!mask && !best) return TC_BAD_ARGUMENT;
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), unsigned(p->block_y));
     const Shape shape = shape_of(*p);
     if (p->launch.variant == VC || p->launch.variant == VT)  // the mask to constant memory, in stream order
@@ -281,4 +281,12 @@ extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const floa
     }
     TC_LAUNCHED();
     return TC_OK;
+}
+
+extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const void *in, const float *mask, void *out,
+                                        cudaStream_t s) {
+    if (!p || !in || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
+    if (p->pixel == TC_UINT8) return run_u8(p, static_cast<const uint8_t *>(in), static_cast<uint8_t *>(out), s);
+    if (p->pixel != TC_FLOAT32) return TC_BAD_ARGUMENT;
+    return run_f32(p, static_cast<const float *>(in), mask, static_cast<float *>(out), s);
 }

@@ -381,7 +381,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 	pl := plan.(*gpu.KonvolucijaPlan)
 	var row report.Row
 	if s.px != nil { // 8 bits: every byte is a legal pixel, so two runs under two poisons
-		run := func() error { return gpu.RunKonvolucijaU8(pl, s.din, s.dout) }
+		run := func() error { return gpu.RunKonvolucija(pl, s.din, nil, s.dout) }
 		err := cli.RunPoisoned(&row, timer, "konvolucija "+pl.Variant.Name, s.dout.Fill, run,
 			func(k int) error { return s.dout.DownloadBytes(s.got[k]) })
 		if err != nil {

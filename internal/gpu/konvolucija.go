@@ -61,14 +61,10 @@ func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 	return pl, nil
 }
 
-// RunKonvolucijaU8 convolves 8-bit in with the plan's mask into 8-bit out.
-func RunKonvolucijaU8(pl *KonvolucijaPlan, in, out *Buffer) error {
-	return check("launching konvolucija "+pl.Variant.Name,
-		C.tc_konvolucija_run_u8(&pl.c, (*C.uint8_t)(in.ptr), (*C.uint8_t)(out.ptr), nil))
-}
-
-// RunKonvolucija convolves in with mask (device memory: the plan's weights, which the lecture's
-// variants read there; best launches with the plan's copy) into out.
+// RunKonvolucija convolves in into out, each width x height pixels of the plan's type (float32
+// or 8-bit), with mask (device memory: the plan's weights, which the lecture's variants read
+// there; best and 8-bit plans launch with the plan's copy, and mask may be nil).
 func RunKonvolucija(pl *KonvolucijaPlan, in, mask, out *Buffer) error {
-	return check("launching konvolucija "+pl.Variant.Name, C.tc_konvolucija_run(&pl.c, in.floats(), mask.floats(), out.floats(), nil))
+	return check("launching konvolucija "+pl.Variant.Name,
+		C.tc_konvolucija_run(&pl.c, in.pointer(), (*C.float)(mask.pointer()), out.pointer(), nil))
 }

@@ -49,15 +49,13 @@ typedef struct {
 
 tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const tc_device *device,
                                    tc_konvolucija_plan *out);
-/* in, out: width x height floats, row-major (out may not alias in); mask: the request's mask in
- * device memory, mask_w x mask_h floats, row-major, as the lecture's variants read it (g from global
- * memory; c and t copy it to constant memory first, in stream order). best reads the plan's copy
- * and never mask, which may then be NULL. */
-tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const float *in, const float *mask, float *out,
+/* in, out: width x height pixels of the plan's type (TC_FLOAT32: floats; TC_UINT8: bytes),
+ * row-major (out may not alias in); mask: the request's mask in device memory, mask_w x mask_h
+ * floats, row-major, as the lecture's variants read it (g from global memory; c and t copy it to
+ * constant memory first, in stream order). best and 8-bit plans read the plan's copy and never
+ * mask, which may then be NULL. */
+tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const void *in, const float *mask, void *out,
                              cudaStream_t stream);
-/* The same for a TC_UINT8 plan (best only: the mask is the plan's): in, out: width x height
- * bytes (each function refuses the other's plans). */
-tc_status tc_konvolucija_run_u8(const tc_konvolucija_plan *plan, const uint8_t *in, uint8_t *out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
