@@ -207,7 +207,13 @@ if [[ $what == all || $what == tests || $what == sanitizers ]]; then
   # the racecheck set is then its shared-memory tests within those suites
   only=${SANITIZE_ONLY:-*}
   race='*.EveryVariant*:*.Batches:*.BlockSizes:*Dimension*:Primitives.*:*.BestMagnitude*:*.BestUint8*'
-  if [[ $only != '*' ]]; then race=$(for s in ${only//:/ }; do for r in ${race//:/ }; do [[ $r == \*.* ]] && echo -n "${s%%.*}.${r#\*.}:"; done; done); fi
+  # (each pattern within each named suite: *.X as Suite.X, *X* as Suite.*X*, Suite.X where it is that suite)
+  if [[ $only != '*' ]]; then race=$(for s in ${only//:/ }; do for r in ${race//:/ }; do
+    case $r in
+      \*.*) echo -n "${s%%.*}.${r#\*.}:" ;;
+      \**) echo -n "${s%%.*}.$r:" ;;
+      "${s%%.*}".*) echo -n "$r:" ;;
+    esac; done; done); fi
   export TECAJ_MAX_N=70000
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$kernel_tests" --gtest_filter="$only"
   # (racecheck is the slower tool: sizes up to 5000 still span many blocks and tiles)
