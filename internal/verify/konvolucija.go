@@ -317,10 +317,23 @@ func ToUint8(v float64) uint8 {
 	return uint8(math.RoundToEven(v))
 }
 
+// ConvCheckU8 compares an 8-bit result with the float64 reference: each pixel must be the
+// reference's ToUint8, or its neighbour where the reference lies within tol of a tie (x.5), where
+// float32 sums may round either way. maxErr is the largest |pixel - ToUint8(reference)|: 0 where
+// every pixel is the rounded reference, 1 where a tie went the other way.
+func ConvCheckU8(out []uint8, want []float64, tol float64) (maxErr float64, bad int, first string) {
+	maxErr, bad, _, first = convCheckU8(out, want, tol, false)
+	return maxErr, bad, first
+}
+
 // ConvCheckU8Truncating is ConvCheckU8 for a library whose integer division may truncate (NPP's
 // 8-bit filter): a pixel may also be the clamped reference rounded down (either way where the
 // reference lies within tol of an integer); truncated counts those below the rounded reference.
 func ConvCheckU8Truncating(out []uint8, want []float64, tol float64) (maxErr float64, bad, truncated int, first string) {
+	return convCheckU8(out, want, tol, true)
+}
+
+func convCheckU8(out []uint8, want []float64, tol float64, truncating bool) (maxErr float64, bad, truncated int, first string) {
 	for i, g := range out {
 		w := want[i]
 		if math.IsNaN(w) {
@@ -334,40 +347,17 @@ func ConvCheckU8Truncating(out []uint8, want []float64, tol float64) (maxErr flo
 		maxErr = math.Max(maxErr, d)
 		switch {
 		case g == e || (tie && d == 1):
-		case g == down || g == up:
+		case truncating && (g == down || g == up):
 			truncated++
 		default:
 			if bad == 0 {
-				first = fmt.Sprintf("pixel %d: got %d, want %d or %d rounded down (reference %g)", i, g, e, down, want[i])
+				first = fmt.Sprintf("pixel %d: got %d, want %d (reference %g)", i, g, e, want[i])
+				if truncating {
+					first = fmt.Sprintf("pixel %d: got %d, want %d or %d rounded down (reference %g)", i, g, e, down, want[i])
+				}
 			}
 			bad++
 		}
 	}
 	return maxErr, bad, truncated, first
-}
-
-// ConvCheckU8 compares an 8-bit result with the float64 reference: each pixel must be the
-// reference's ToUint8, or its neighbour where the reference lies within tol of a tie (x.5), where
-// float32 sums may round either way. maxErr is the largest |pixel - ToUint8(reference)|: 0 where
-// every pixel is the rounded reference, 1 where a tie went the other way.
-func ConvCheckU8(out []uint8, want []float64, tol float64) (maxErr float64, bad int, first string) {
-	for i, g := range out {
-		w := want[i]
-		if math.IsNaN(w) {
-			w = 0
-		}
-		c := math.Min(math.Max(w, 0), 255)
-		e := ToUint8(w)
-		tie := math.Abs(c-math.Floor(c)-0.5) <= tol
-		if d := math.Abs(float64(g) - float64(e)); d > maxErr {
-			maxErr = d
-		}
-		if g != e && !(tie && math.Abs(float64(g)-float64(e)) == 1) {
-			if bad == 0 {
-				first = fmt.Sprintf("pixel %d: got %d, want %d (reference %g)", i, g, e, want[i])
-			}
-			bad++
-		}
-	}
-	return maxErr, bad, first
 }
