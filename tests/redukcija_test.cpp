@@ -351,6 +351,33 @@ TEST(Redukcija, Int32SumsPastTwoToThe31) {
         for (tc_op op : {TC_SUM, TC_DOT, TC_MIN, TC_MAX, TC_MEAN}) check(v, in, op, 256);
 }
 
+// best's scratch is reused run after run: the last block must take this run's partials only. Two
+// inputs whose int32 sums differ (all 1, all 3), alternated over one scratch: every result is its
+// own input's exactly (a partial of the run before would show as a mix of the two).
+TEST(Redukcija, BestTakesOnlyThisRunsPartials) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    const tc_device d = device();
+    for (int64_t n : up_to_max_n({(int64_t(1) << 22) + 5, 100003})) {
+        tc_redukcija_plan p;
+        const tc_redukcija_request req{{best, n, 0, 0}, TC_SUM, TC_INT32};
+        ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &p));
+        ASSERT_GT(p.launch.blocks, 1);
+        DeviceBuffer<int32_t> ones(n), threes(n);
+        ones.upload(std::vector<int32_t>(size_t(n), 1));
+        threes.upload(std::vector<int32_t>(size_t(n), 3));
+        DeviceBuffer<unsigned char> out(TC_REDUKCIJA_OUT_BYTES), scratch(p.launch.scratch_bytes);
+        for (int rep = 0; rep < 40; ++rep) {
+            const bool three = rep % 2 == 1;
+            ASSERT_EQ(TC_OK, tc_redukcija_run(&p, three ? threes.ptr : ones.ptr, nullptr, out.ptr, scratch.ptr, nullptr));
+            const auto bytes = out.download(TC_REDUKCIJA_OUT_BYTES);
+            tc_redukcija_result r;
+            ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, bytes.data(), &r));
+            ASSERT_EQ(r.exact, three ? 3 * n : n) << "n " << n << " run " << rep;
+        }
+    }
+}
+
 TEST(Redukcija, BestIsBitIdenticalAndMovesTheEpochOnEachRun) {
     REQUIRE_GPU();
     const int best = find("best");
