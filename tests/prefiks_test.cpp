@@ -144,7 +144,7 @@ bool check(const Case &c, const std::vector<uint32_t> &in, const std::vector<uin
 // The several-GPU path on one GPU: the input cut at cuts into slices, each slice but the last
 // reduced to its carry (tc_prefiks_carry_out) into one array of carries, then each scanned after
 // the slices before it (tc_prefiks_run_after): together, the one scan's outputs, within the bound
-// of the deepest slice's scan or carry plus the carries' fold.
+// of the deepest slice's scan, plus a carry's reduction and the carries' fold.
 void check_slices(const Case &c, const std::vector<uint32_t> &in, const std::vector<uint8_t> &flags,
                   const std::vector<int64_t> &cuts) {
     const int64_t n = int64_t(in.size());
@@ -168,7 +168,7 @@ void check_slices(const Case &c, const std::vector<uint32_t> &in, const std::vec
         const tc_prefiks_request r{{c.variant, edge[k + 1] - edge[k], 0, 0}, c.op, c.type, c.exclusive, segmented};
         ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &plans[k])) << what;
         scratch.push_back(std::make_unique<DeviceBuffer<unsigned char>>(plans[k].launch.scratch_bytes));
-        depth = std::max({depth, plans[k].depth, tc_prefiks_carry_depth(&plans[k])});
+        depth = std::max(depth, plans[k].depth + tc_prefiks_carry_depth(&plans[k]));
     }
     std::vector<uint32_t> got[2];
     for (int run = 0; run < 2; ++run) {

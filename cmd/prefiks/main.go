@@ -370,12 +370,8 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	// an output's operations: its slice's scan or a carry's reduction, whichever is deeper, and the carries' fold
-	depth := deepest.Depth
-	if d := gpu.PrefiksCarryDepth(deepest); d > depth {
-		depth = d
-	}
-	tolPlan := deepest.WithDepth(depth + int64(m.Ranks))
+	// an output's operations, at most: a carry's reduction, the carries' fold and its slice's scan
+	tolPlan := deepest.WithDepth(deepest.Depth + gpu.PrefiksCarryDepth(deepest) + int64(m.Ranks))
 	var row report.Row
 	row, err = s.checked(row, out, linearTolerance(tolPlan))
 	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N
