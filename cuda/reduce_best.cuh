@@ -153,7 +153,7 @@ constexpr bool kPackable = kArgOp<Op> && sizeof(T) == 4;
 // above the index, so that the smallest word is the winner (the best value, then the lowest
 // index), and the blocks reduce the words with Min: a warp step is two of the warp's
 // min-reduction instructions (warp_arg_reduce: three, a ballot and a shuffle of the value), a
-// partial two words (four). argmin and argmax of float32 at 10^6 went from 5.6-5.8 to 5.2-5.3 us.
+// partial two words (four): faster at the latency sizes (BENCHMARKS: redukcija best).
 // The word gives the value back (arg_key is one-to-one on the numbers other than zero), except a
 // zero's sign and a NaN's payload: those are read from the input, at the winner's index.
 template <bool Less, typename T>
@@ -201,8 +201,8 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     constexpr bool kLess = cuda::std::is_same<Op, tc::ArgMin>::value;
     constexpr bool kTwo = two_inputs(M);
     // Rounds without a branch between their vectors where each element is a chain (arg, min and
-    // max selects; conversions and products): argmin and razdalja at 10^6 gained 0.1-0.3 us. A
-    // plain sum's four additions a vector lost 0.1 us that way and keep a branch a vector.
+    // max selects; conversions and products), which gained at 10^6; a plain sum's four additions a
+    // vector lost that way and keep a branch a vector (BENCHMARKS: redukcija best).
     constexpr bool kInterleave = !(cuda::std::is_same<Op, tc::Sum>::value && M == IDENTITY);
     const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = int64_t(gridDim.x) * blockDim.x;
     // kBestVectors independent accumulators (independent chains; combined in a fixed order);
