@@ -110,11 +110,14 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (r->magnitude && p.variant != VBEST) return TC_OUTSIDE_DOMAIN;
     if (r->pixel != TC_FLOAT32 && r->pixel != TC_UINT8) return TC_BAD_ARGUMENT;
     const bool u8 = r->pixel == TC_UINT8;
+    out->npp_divisor = 0;
     if (p.variant == VNPP) {
+        if (u8) out->npp_divisor = npp_divisor(r->mask, r->mask_w * r->mask_h);
         if (one_d || r->magnitude || r->border != TC_BORDER_REPLICATE || int64_t(r->width) * 4 > INT32_MAX ||
-            (u8 && npp_divisor(r->mask, r->mask_w * r->mask_h) == 0))
+            (u8 && out->npp_divisor == 0))
             return TC_OUTSIDE_DOMAIN;
-        if (!(u8 ? (void *)tc::npp::filter_border_8u() : (void *)tc::npp::filter_border_32f())) return TC_UNAVAILABLE;
+        const bool loaded = u8 ? tc::npp::filter_border_8u() != nullptr : tc::npp::filter_border_32f() != nullptr;
+        if (!loaded) return TC_UNAVAILABLE;
         p.launches = 0;  // (the library decides)
     }
     if (u8 && p.variant != VNPP && (p.variant != VBEST || one_d || r->mask_w != r->mask_h || (r->mask_w != 3 && r->mask_w != 5 && r->mask_w != 7)))
@@ -168,7 +171,7 @@ Taps<N> taps_of(const tc_konvolucija_plan &p) {
 tc_status run_npp_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, cudaStream_t s) {
     const auto filter = tc::npp::filter_border_8u();
     if (!filter) return TC_UNAVAILABLE;
-    const int taps = p->mask_w * p->mask_h, divisor = npp_divisor(p->mask, taps);
+    const int taps = p->mask_w * p->mask_h, divisor = p->npp_divisor;  // (the plan's search, once)
     if (divisor == 0) return TC_BAD_ARGUMENT;
     int reversed[kMaxTaps];
     for (int i = 0; i < taps; ++i) reversed[i] = int(std::nearbyint(double(p->mask[taps - 1 - i]) * divisor));

@@ -473,13 +473,16 @@ TEST(Konvolucija, Npp) {
                                             odd.wt.data()};
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_konvolucija_make_plan(&no_divisor, &d, &p));
     std::mt19937_64 rng(77);
-    for (const Mask &m : {sobel_x, box3, box5, binomial})
+    const std::pair<const Mask *, int> divisors[] = {{&sobel_x, 1}, {&box3, 9}, {&box5, 25}, {&binomial, 16}};
+    for (const auto &[mp, divisor] : divisors)
         for (const auto &wh : {std::pair<int, int>{1, 1}, {33, 17}, {1031, 259}}) {
+            const Mask &m = *mp;
             std::vector<uint8_t> px(size_t(wh.first) * wh.second);
             for (auto &x : px) x = uint8_t(rng());
             const tc_konvolucija_request r{{v, int64_t(px.size()), 0, 0}, 2, wh.first, wh.second, m.w, m.h,
                                            TC_BORDER_REPLICATE, 0, TC_UINT8, m.wt.data()};
             ASSERT_EQ(TC_OK, tc_konvolucija_make_plan(&r, &d, &p));
+            EXPECT_EQ(p.npp_divisor, divisor) << "npp uint8 " << m.w << "x" << m.h;
             DeviceBuffer<uint8_t> din(px.size()), dout(px.size());
             din.upload(px);
             std::vector<uint8_t> got[2];

@@ -45,6 +45,7 @@ typedef struct {
     int block_x, block_y; /* the 2-D block's shape (1-D: threads x 1) */
     int grid_y;
     float mask[TC_KONVOLUCIJA_MAX_2D * TC_KONVOLUCIJA_MAX_2D]; /* the request's mask (the rest 0) */
+    int npp_divisor; /* npp on uint8: the mask times it is integers (NPP's 8-bit filter), else 0 */
 } tc_konvolucija_plan;
 
 tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const tc_device *device,
