@@ -331,7 +331,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	defer s.Free()
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
 		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Params: c.params(), Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs()),
-		Commit: buildCommit(), Date: time.Now().UTC().Format(time.RFC3339)}
+		Commit: commit, Date: time.Now().UTC().Format(time.RFC3339)}
 	if dev != nil {
 		r.Device, r.L2Bytes = dev.Name, float64(dev.L2Bytes)
 		timer, err := gpu.NewTimer()
@@ -673,6 +673,9 @@ func (o Options) picks(name string) bool {
 	}
 	return names == nil
 }
+
+// commit is buildCommit's answer, read once.
+var commit = buildCommit()
 
 // buildCommit is the commit go build stamped into the command (vcs.revision), with "+dirty" where
 // the tree had changes, or "" (go run, go test, or a build outside git).

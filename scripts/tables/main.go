@@ -102,12 +102,14 @@ func render(path string) (string, error) {
 // provenance: the run's commit (short) and date, where the file has them.
 func provenance(r *report.Report) string {
 	var s string
-	if r.Commit != "" {
-		c := r.Commit
-		if len(c) > 7 && !strings.HasPrefix(c[7:], "+") {
-			c = c[:7] + strings.TrimLeft(c[7:], "0123456789abcdef")
+	if hash, dirty, _ := strings.Cut(r.Commit, "+"); hash != "" {
+		if len(hash) > 7 {
+			hash = hash[:7]
 		}
-		s += ", commit " + c
+		if dirty != "" {
+			hash += "+" + dirty
+		}
+		s += ", commit " + hash
 	}
 	if r.Date != "" {
 		s += ", " + r.Date

@@ -85,3 +85,14 @@ func TestRender(t *testing.T) {
 		t.Errorf("a second update changed the file:\n%s", second)
 	}
 }
+
+// The commit shortens to 7 hex digits and keeps its +dirty; no commit or date, nothing.
+func TestProvenance(t *testing.T) {
+	for _, c := range []struct{ commit, date, want string }{
+		{"0123456789abcdef+dirty", "2026-11-25T22:00:00Z", ", commit 0123456+dirty, 2026-11-25T22:00:00Z"},
+		{"abc", "", ", commit abc"}, {"", "", ""}} {
+		if got := provenance(&report.Report{Commit: c.commit, Date: c.date}); got != c.want {
+			t.Errorf("%q %q: %q, want %q", c.commit, c.date, got, c.want)
+		}
+	}
+}
