@@ -292,7 +292,7 @@ func (s *session) Free() {
 }
 
 // checkedU8 checks an 8-bit result (and that the two poisoned runs agree), then writes it as checked
-// does; truncating: a library whose integer division may round down (npp).
+// does; truncating: the library row (NPP, whose integer division may round down).
 func (s *session) checkedU8(row report.Row, got, again []uint8, truncating bool) (report.Row, error) {
 	var maxErr float64
 	var bad, truncated int
@@ -387,7 +387,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 		if err != nil {
 			return row, err
 		}
-		if row, err = s.checkedU8(row, s.got[0], s.got[1], pl.Variant.Name == "npp"); err != nil {
+		if row, err = s.checkedU8(row, s.got[0], s.got[1], pl.Variant.Library); err != nil {
 			return row, err
 		}
 		return row, cli.TimeKernel(&row, timer, s.o.Reps, run)

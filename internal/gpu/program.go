@@ -48,7 +48,7 @@ type Variant struct {
 	Managed        bool     // its lesson is unified memory: inputs and outputs are cudaMallocManaged
 	Pow2Threads    bool     // threads must be a power of two
 	OwnGrid        bool     // it sizes its own grid: -blocks must be 0
-	Library        bool     // a library baseline (CUB): its kernels are the library's
+	Library        bool     // a library baseline (CUB, NPP): its kernels are the library's
 	CounterExample bool     // the lecture's counter-example: expected to be wrong
 }
 
