@@ -369,30 +369,15 @@ type Timer struct {
 // NewTimer creates the events and the gate.
 func NewTimer() (*Timer, error) {
 	t := &Timer{}
-	if err := cuda("creating an event", C.cudaEventCreate(&t.start)); err != nil {
-		return nil, err
-	}
-	if err := cuda("creating an event", C.cudaEventCreate(&t.stop)); err != nil {
-		C.cudaEventDestroy(t.start)
-		return nil, err
-	}
-	if err := cuda("creating an event", C.cudaEventCreate(&t.mid)); err != nil {
-		C.cudaEventDestroy(t.start)
-		C.cudaEventDestroy(t.stop)
-		return nil, err
-	}
-	if err := cuda("creating an event", C.cudaEventCreate(&t.late)); err != nil {
-		C.cudaEventDestroy(t.start)
-		C.cudaEventDestroy(t.stop)
-		C.cudaEventDestroy(t.mid)
-		return nil, err
+	for _, e := range []*C.cudaEvent_t{&t.start, &t.mid, &t.late, &t.stop} {
+		if err := cuda("creating an event", C.cudaEventCreate(e)); err != nil {
+			t.Free()
+			return nil, err
+		}
 	}
 	var p unsafe.Pointer
 	if err := cuda("allocating the timing gate", C.cudaHostAlloc(&p, 8, C.cudaHostAllocMapped)); err != nil {
-		C.cudaEventDestroy(t.start)
-		C.cudaEventDestroy(t.stop)
-		C.cudaEventDestroy(t.mid)
-		C.cudaEventDestroy(t.late)
+		t.Free()
 		return nil, err
 	}
 	t.gate = (*[2]uint32)(p)
@@ -402,10 +387,12 @@ func NewTimer() (*Timer, error) {
 // Free destroys the events and the gate.
 func (t *Timer) Free() {
 	if t != nil {
-		C.cudaEventDestroy(t.start)
-		C.cudaEventDestroy(t.stop)
-		C.cudaEventDestroy(t.mid)
-		C.cudaEventDestroy(t.late)
+		for _, e := range []*C.cudaEvent_t{&t.start, &t.mid, &t.late, &t.stop} {
+			if *e != nil { // (one NewTimer did not make: no call, so no error for a later check to find)
+				C.cudaEventDestroy(*e)
+				*e = nil
+			}
+		}
 		if t.gate != nil {
 			C.cudaFreeHost(unsafe.Pointer(t.gate))
 			t.gate = nil
