@@ -24,13 +24,15 @@ __device__ __forceinline__ bool published(uint64_t w, uint32_t epoch) {
     return status_of(w) != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
 }
 
-// The one rule for waiting: poll, sleep 64 ns, poll again; give up after kMaxPolls (about a
-// second: never expected, but a lost word must not hang the device; the result then fails its
-// check). poll_again counts a poll and sleeps, or says to give up.
+// The one rule for waiting: poll at once kSpinPolls times (a word that is about to land costs no
+// sleep's wake-up), then once every 64 ns; give up after kMaxPolls (seconds: never expected, but a
+// lost word must not hang the device; the result then fails its check). poll_again counts a poll
+// and sleeps where the rule says, or says to give up.
+constexpr uint32_t kSpinPolls = 32;
 constexpr uint32_t kMaxPolls = 1u << 24;
 __device__ __forceinline__ bool poll_again(uint32_t &polls) {
     if (++polls > kMaxPolls) return false;
-    __nanosleep(64);
+    if (polls > kSpinPolls) __nanosleep(64);
     return true;
 }
 
