@@ -310,6 +310,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // (Storing a wider partial first and a flag after, with release order, put a second round
     // trip behind the flag: argmin and razdalja at 10^6 got slower than with a ticket.)
     const unsigned epoch_now = epoch_shared;
+    const uint32_t tag = tile::tag(tile::kInclusive, epoch_now);  // (a partial is whole: inclusive)
     constexpr int kWords = int(sizeof(P) / 4);
     static_assert(sizeof(P) % 4 == 0, "a partial is whole 32-bit words");
     const bool last = blockIdx.x == gridDim.x - 1;
@@ -352,11 +353,11 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         for (uint32_t polls = 0;;) {
             bool stale = false;
 #pragma unroll
-            for (int q = 0; q < kWords; ++q) stale |= !tile::published(w[q], epoch_now);
+            for (int q = 0; q < kWords; ++q) stale |= !tile::published_as(w[q], tag);
             if (!stale || !tile::poll_again(polls)) break;
 #pragma unroll
             for (int q = 0; q < kWords; ++q)
-                if (!tile::published(w[q], epoch_now)) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
+                if (!tile::published_as(w[q], tag)) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
         }
 #pragma unroll
         for (int q = 0; q < kWords; ++q) word[q] = tile::value_of(w[q]);
