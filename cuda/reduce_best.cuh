@@ -1,7 +1,7 @@
 // The one-launch reduction engine (redukcija's best, razdalja's best): a grid of at most one
 // resident wave reads with 16-byte loads, several in flight a thread; each block reduces with
 // tc::block_reduce and publishes its partial, each 32-bit word a status word of tile_state.cuh;
-// the grid's last block waits for them (tile_state's rule), reduces the partials in a fixed order
+// the grid's last block waits for them (a spin: see tile_state.cuh), reduces the partials in a fixed order
 // and moves the epoch on. No atomic
 // read-modify-write at all, and no float atomics: the result is the same bits every run, and the
 // last block's wait ends as the last partial lands (a ticket would add an atomic's round trip on
@@ -310,7 +310,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // (Storing a wider partial first and a flag after, with release order, put a second round
     // trip behind the flag: argmin and razdalja at 10^6 got slower than with a ticket.)
     const unsigned epoch_now = epoch_shared;
-    const uint32_t tag = tile::tag(tile::kInclusive, epoch_now);  // (a partial is whole: inclusive)
+    const uint32_t tag = epoch_now + tile::kInclusive;  // (the header counts runs in kEpochSteps)
     constexpr int kWords = int(sizeof(P) / 4);
     static_assert(sizeof(P) % 4 == 0, "a partial is whole 32-bit words");
     const bool last = blockIdx.x == gridDim.x - 1;
@@ -320,7 +320,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
 #pragma unroll
         for (int q = 0; q < kWords; ++q)
             cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(blockIdx.x) * kWords + q])
-                .store(tile::word(word[q], tile::kInclusive, epoch_now), cuda::memory_order_relaxed);
+                .store(tile::tagged(word[q], tag), cuda::memory_order_relaxed);
     }
     // The grid's last block (dispatched last) waits for every partial: only it waits, and for
     // blocks that wait for nothing, so no grid size can deadlock.
@@ -349,12 +349,12 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         for (int q = 0; q < kWords; ++q) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
         // wait until every word is published, reloading the stale ones together (one word at a
         // time put a round trip a word behind the partial's arrival: argmin's four words, four);
-        // given up (never expected), the partial as it stands: the result fails its check
-        for (uint32_t polls = 0;;) {
+        // a spin without tile::poll_again's count (see there)
+        for (;;) {
             bool stale = false;
 #pragma unroll
             for (int q = 0; q < kWords; ++q) stale |= !tile::published_as(w[q], tag);
-            if (!stale || !tile::poll_again(polls)) break;
+            if (!stale) break;
 #pragma unroll
             for (int q = 0; q < kWords; ++q)
                 if (!tile::published_as(w[q], tag)) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     if (threadIdx.x == 0) {
         *result = result_of(v);
         // every block has read the epoch (its partial is in): the next run may have the next one
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(epoch_now + 1u, cuda::memory_order_relaxed);
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(tag - tile::kInclusive + tile::kEpochStep, cuda::memory_order_relaxed);
     }
 }
 
