@@ -1,6 +1,7 @@
 // prefiks best: the one-pass scan (decoupled look-back), beyond the lecture; included by
 // prefiks.cu after the lecture's kernels, whose operators (Seg, Segmented) it shares.
 #pragma once
+#include "tile_state.cuh"
 
 namespace {
 
@@ -55,26 +56,19 @@ inline int best_rows(bool segmented, int64_t n, const tc_device &dev) {
 // prefetch): no bound (an explicit one raised their registers).
 __host__ __device__ constexpr int best_blocks_per_sm(bool segmented, int rows) { return segmented ? 4 : rows == 16 ? 2 : 0; }
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
-enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
 struct BestState {
     unsigned long long epoch_done;  // the run's epoch (high 32 bits) and the tiles done publishing (low 32)
 };
 
-// A tile's status: its value (low 32 bits), kInvalid/kAggregate/kInclusive (2 bits) and the run's
-// epoch (30 bits: a word left by a run 2^30 runs before cannot pass for this run's)
-constexpr uint32_t kEpochMask = (1u << 30) - 1u;
+// The tiles' and groups' status words, and the wait on them: tile_state.cuh's protocol.
+using tc::tile::kAggregate;
+using tc::tile::kInclusive;
+using tc::tile::published;
+using tc::tile::status_of;
 __device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
-    return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & kEpochMask) << 34;
+    return tc::tile::word(value, status, epoch);
 }
-__device__ __forceinline__ uint32_t status_of(uint64_t w) { return uint32_t(w >> 32) & 3u; }
-// published in this run: a status, and this run's epoch (look_back's and group_prefix's waits)
-__device__ __forceinline__ bool published(uint64_t w, uint32_t epoch) {
-    return status_of(w) != kInvalid && uint32_t(w >> 34) == (epoch & kEpochMask);
-}
-// A wait on status words polls every 64 ns and gives up (the check then fails) after this many
-// polls: never expected, but a lost word must not hang the device.
-constexpr uint32_t kMaxPolls = 1u << 24;
 
 // The element a pass scans: the value, or the (value, head flag) pair; and its operator.
 template <typename T, bool SEG>
@@ -183,8 +177,8 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
                 continue;
             }
         }
-        if (++spins > kMaxPolls) return tc::identity<T, Op>();  // gave up (never expected): the check fails
-        __nanosleep(64);  // not published yet (or the stack is full: wait for an inclusive prefix)
+        // not published yet (or the stack is full: wait for an inclusive prefix)
+        if (!tc::tile::poll_again(spins)) return tc::identity<T, Op>();  // gave up (never expected): the check fails
     }
 }
 
@@ -208,11 +202,10 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
         const cuda::atomic_ref<const uint64_t, cuda::thread_scope_device> word(statuses[32 * g + lane]);
         uint64_t w = word.load(cuda::memory_order_relaxed);
         for (uint32_t spins = 0; !published(w, epoch);) {
-            if (++spins > kMaxPolls) {
+            if (!tc::tile::poll_again(spins)) {
                 gave_up = true;
                 break;
             }
-            __nanosleep(64);
             w = word.load(cuda::memory_order_relaxed);
         }
         x = {from_bits<T>(uint32_t(w)), status_of(w) == kInclusive ? 1u : 0u};

@@ -1,7 +1,8 @@
 // The one-launch reduction engine (redukcija's best, razdalja's best): a grid of at most one
 // resident wave reads with 16-byte loads, several in flight a thread; each block reduces with
-// tc::block_reduce and stores its partial, each word tagged with the run's epoch; the grid's last
-// block waits on the tags, reduces the partials in a fixed order and moves the epoch on. No atomic
+// tc::block_reduce and publishes its partial, each 32-bit word a status word of tile_state.cuh;
+// the grid's last block waits for them (a spin: see tile_state.cuh), reduces the partials in a fixed order
+// and moves the epoch on. No atomic
 // read-modify-write at all, and no float atomics: the result is the same bits every run, and the
 // last block's wait ends as the last partial lands (a ticket would add an atomic's round trip on
 // one word behind every block, then a second for the partials). The element map makes
@@ -12,6 +13,7 @@
 #pragma once
 #include "common.cuh"
 #include "primitives.cuh"
+#include "tile_state.cuh"
 #include <cuda/atomic>
 #include <cuda/std/type_traits>
 
@@ -57,7 +59,7 @@ struct Element<T, tc::KeyValue<T>> {
 };
 
 // best's scratch: a 256-byte header (the run's epoch), then the partials (at most 16 bytes each),
-// each 32-bit word of them in 8 bytes beside its tag; zero-filled once. The kernel takes the
+// each 32-bit word of them in a status word (8 bytes); zero-filled once. The kernel takes the
 // scratch whole and finds both here.
 constexpr size_t kBestHeader = 256;
 inline size_t best_scratch(int blocks) { return kBestHeader + align256(size_t(32) * size_t(blocks)); }
@@ -303,12 +305,12 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
 
     if (threadIdx.x == 0) epoch_shared = epoch_read;
     const P block_total = tc::block_reduce<P, POp>(mine, storage, pop);  // (its barrier: epoch_shared is in)
-    // This run's tag: the epoch + 1, which a zero-filled slot never carries. The partial goes out
-    // as its 32-bit words, each in one 64-bit store beside the tag (seen whole), so the waiting
-    // block's loads of all its words go out at once and the tags say they are this run's.
-    // (Storing a wider partial first and its tag after, with release order, put a second round
-    // trip behind the tag: argmin and razdalja at 10^6 got slower than with the ticket.)
-    const unsigned tag = epoch_shared + 1u;
+    // The partial goes out as its 32-bit words, each in one status word (seen whole), so the
+    // waiting block's loads of all its words go out at once and each says it is this run's.
+    // (Storing a wider partial first and a flag after, with release order, put a second round
+    // trip behind the flag: argmin and razdalja at 10^6 got slower than with a ticket.)
+    const unsigned epoch_now = epoch_shared;
+    const uint32_t tag = epoch_now + tile::kInclusive;  // (the header counts runs in kEpochSteps)
     constexpr int kWords = int(sizeof(P) / 4);
     static_assert(sizeof(P) % 4 == 0, "a partial is whole 32-bit words");
     const bool last = blockIdx.x == gridDim.x - 1;
@@ -318,7 +320,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
 #pragma unroll
         for (int q = 0; q < kWords; ++q)
             cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(blockIdx.x) * kWords + q])
-                .store((unsigned long long)tag << 32 | word[q], cuda::memory_order_relaxed);
+                .store(tile::tagged(word[q], tag), cuda::memory_order_relaxed);
     }
     // The grid's last block (dispatched last) waits for every partial: only it waits, and for
     // blocks that wait for nothing, so no grid size can deadlock.
@@ -345,19 +347,20 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         uint32_t word[kWords];
 #pragma unroll
         for (int q = 0; q < kWords; ++q) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
-        // wait until every word carries the tag, reloading the stale ones together (one word at a
-        // time put a round trip a word behind the partial's arrival: argmin's four words, four)
+        // wait until every word is published, reloading the stale ones together (one word at a
+        // time put a round trip a word behind the partial's arrival: argmin's four words, four);
+        // a spin without tile::poll_again's count (see there)
         for (;;) {
             bool stale = false;
 #pragma unroll
-            for (int q = 0; q < kWords; ++q) stale |= unsigned(w[q] >> 32) != tag;
+            for (int q = 0; q < kWords; ++q) stale |= !tile::published_as(w[q], tag);
             if (!stale) break;
 #pragma unroll
             for (int q = 0; q < kWords; ++q)
-                if (unsigned(w[q] >> 32) != tag) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
+                if (!tile::published_as(w[q], tag)) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
         }
 #pragma unroll
-        for (int q = 0; q < kWords; ++q) word[q] = uint32_t(w[q]);
+        for (int q = 0; q < kWords; ++q) word[q] = tile::value_of(w[q]);
         P x;
         memcpy(&x, word, sizeof(P));
         v = pop(v, x);
@@ -367,7 +370,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     if (threadIdx.x == 0) {
         *result = result_of(v);
         // every block has read the epoch (its partial is in): the next run may have the next one
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(tag, cuda::memory_order_relaxed);
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(tag - tile::kInclusive + tile::kEpochStep, cuda::memory_order_relaxed);
     }
 }
 
