@@ -18,7 +18,9 @@
 #   bash gpu-bundle/run.sh ab LINES gpu-bundle-b ...  (each line of the file LINES, "[VAR=VALUE...] PROGRAM
 #       ARGS", run by this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel
 #       rows in one call, e.g. a MINI=1 bundle of a branch beside main's; an experiment's switches in
-#       the environment, one line a setting)
+#       the environment, one line a setting. LINES "targets": every benchmark line, best beside its
+#       library, about 10 minutes for two bundles: split it with a file of some of them.
+#       scripts/ab-table.py LOG turns the log into a table of medians)
 #   bash gpu-bundle/run.sh large   (best and the library at n = 2^31 + 5: razdalja, redukcija sum and argmin, prefiks, razlika)
 #   bash gpu-bundle/run.sh pictures   (README's four pictures: each sweep's .svg and .csv, packed into $OUT/images.tgz)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
@@ -133,6 +135,13 @@ fi
 if [[ $what == ab ]]; then # lines of a file, this bundle's run beside other bundles' (another commit's), interleaved
   shift
   lines=$1; shift
+  if [[ $lines == targets ]]; then # every benchmark line of this bundle, best beside its library (old bundles may lack npp)
+    lines=$(mktemp)
+    for prog in $(cd "$here/bin" && ls); do
+      case $prog in razlika | konvolucija) v=best ;; *) v=best,cub ;; esac
+      "$here/bin/$prog" -benchmarks | sed "s/^/$prog -variant $v /" >>"$lines"
+    done
+  fi
   names=("$(basename "$(dirname "$0")")"); dirs=("$here")
   for b in "$@"; do # each other bundle unpacked beside this one
     d=$(mktemp -d); tar -C "$d" -xzf "$b/bundle.tar.gz" || exit 2
