@@ -8,9 +8,19 @@ namespace {
 
 enum { VG, VC, VT, VBEST, VNPP, VARIANTS };
 
-const tc_kernel kg[] = {tc::kernel("conv_g", conv_g)};
-const tc_kernel kc[] = {tc::kernel("conv_c", conv_c)};
-const tc_kernel kt[] = {tc::kernel("conv_t", conv_t)};
+// The lecture's variants and npp read the mask from device memory: one kernel writes the plan's
+// taps (its argument) there in stream order at the start of each run, so a run takes no mask and
+// no copy waits for the host. One module-wide array, as the lecture's constant mask (c_mask) is:
+// runs of these variants with different masks must not overlap on different streams.
+__device__ float lecture_mask[kMaxTaps];
+__device__ float npp_mask[kMaxTaps];  // (npp's: reversed, as NPP convolves)
+__global__ void load_mask(const Taps<kMaxTaps> taps, int count, bool reversed, float *to) {
+    for (int i = threadIdx.x; i < count; i += blockDim.x) to[i] = taps.w[reversed ? count - 1 - i : i];
+}
+
+const tc_kernel kg[] = {tc::kernel("load_mask", load_mask), tc::kernel("conv_g", conv_g)};
+const tc_kernel kc[] = {tc::kernel("load_mask", load_mask), tc::kernel("conv_c", conv_c)};
+const tc_kernel kt[] = {tc::kernel("load_mask", load_mask), tc::kernel("conv_t", conv_t)};
 #define TC_K_BEST(W, H) tc::kernel("conv_best<" #W "x" #H ">", conv_best<W, H, false>), \
                         tc::kernel("conv_best<" #W "x" #H ",magnitude>", conv_best<W, H, true>)
 const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>), tc::kernel("conv_best<5x5,magnitude>", conv_best<5, 5, true>),
@@ -43,14 +53,6 @@ const tc_variant variants[VARIANTS] = {
      "masks of integers over one divisor (box, sobel)",
      "a lower bound: read the input once, write the output once", TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
-
-// npp's mask, reversed from the run's device mask (a device-to-device pass: a copy from the host
-// would wait for the stream)
-__device__ float npp_mask[kMaxTaps];
-
-__global__ void reverse_mask(const float *mask, int taps) {
-    for (int i = threadIdx.x; i < taps; i += blockDim.x) npp_mask[i] = mask[taps - 1 - i];
-}
 
 // NPP's 8-bit filter takes integers and a divisor: the smallest divisor (up to 1024) that makes
 // every tap an integer (within float32's rounding of 1/d), or 0 where there is none
@@ -155,6 +157,7 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (p.variant == VT) p.shared_bytes = sizeof(float) * size_t(out->block_x + r->mask_w - 1) * size_t(out->block_y + r->mask_h - 1);
     if (p.variant == VBEST) p.shared_bytes = best_patch(*out);
     if (p.shared_bytes > dev->shared_per_block) return TC_OUTSIDE_DOMAIN;
+    if (p.variant == VG || p.variant == VC || p.variant == VT) p.launches = 2;  // (the mask's load, then the convolution)
     if (p.variant == VNPP) p.threads = p.blocks = 0;  // (NPP's own grid)
     return TC_OK;
 }
@@ -218,14 +221,19 @@ tc_status run_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *out, 
 }
 
 // A TC_FLOAT32 plan's run
-tc_status run_f32(const tc_konvolucija_plan *p, const float *in, const float *mask, float *out, cudaStream_t s) {
-    const bool best = p->launch.variant == VBEST;  // (best takes the plan's mask)
-    if (!mask && !best) return TC_BAD_ARGUMENT;
+tc_status run_f32(const tc_konvolucija_plan *p, const float *in, float *out, cudaStream_t s) {
     const dim3 grid(unsigned(p->launch.blocks), unsigned(p->grid_y)), block(unsigned(p->block_x), unsigned(p->block_y));
     const Shape shape = shape_of(*p);
-    if (p->launch.variant == VC || p->launch.variant == VT)  // the mask to constant memory, in stream order
-        TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(p->mask_w) * size_t(p->mask_h), 0,
-                                       cudaMemcpyDeviceToDevice, s));
+    const int taps = p->mask_w * p->mask_h;
+    float *mask = nullptr;  // (the lecture's variants': device memory)
+    if (p->launch.variant != VBEST) {  // the plan's mask to device memory (npp's reversed), in stream order
+        const bool npp = p->launch.variant == VNPP;
+        TC_TRY(cudaGetSymbolAddress(reinterpret_cast<void **>(&mask), npp ? npp_mask : lecture_mask));
+        load_mask<<<1, 256, 0, s>>>(taps_of<kMaxTaps>(*p), taps, npp, mask);
+        TC_LAUNCHED();
+    }
+    if (p->launch.variant == VC || p->launch.variant == VT)  // and on to constant memory
+        TC_TRY(cudaMemcpyToSymbolAsync(c_mask, mask, sizeof(float) * size_t(taps), 0, cudaMemcpyDeviceToDevice, s));
     switch (p->launch.variant) {
     case VG: conv_g<<<grid, block, 0, s>>>(in, mask, out, shape); break;
     case VC: conv_c<<<grid, block, 0, s>>>(in, out, shape); break;
@@ -265,11 +273,7 @@ tc_status run_f32(const tc_konvolucija_plan *p, const float *in, const float *ma
     case VNPP: {
         const auto filter = tc::npp::filter_border_32f();
         if (!filter) return TC_UNAVAILABLE;
-        const int taps = p->mask_w * p->mask_h;
-        reverse_mask<<<1, 256, 0, s>>>(mask, taps);
-        TC_LAUNCHED();
-        float *reversed = nullptr;
-        TC_TRY(cudaGetSymbolAddress(reinterpret_cast<void **>(&reversed), npp_mask));
+        const float *reversed = mask;
         tc::npp::StreamContext ctx;
         TC_TRY(tc::npp::context(s, ctx));
         const tc::npp::Size size{p->width, p->height};
@@ -286,10 +290,9 @@ tc_status run_f32(const tc_konvolucija_plan *p, const float *in, const float *ma
     return TC_OK;
 }
 
-extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const void *in, const float *mask, void *out,
-                                        cudaStream_t s) {
+extern "C" tc_status tc_konvolucija_run(const tc_konvolucija_plan *p, const void *in, void *out, cudaStream_t s) {
     if (!p || !in || !out || p->launch.n < 1 || p->block_x < 1 || p->block_y < 1) return TC_BAD_ARGUMENT;
     if (p->pixel == TC_UINT8) return run_u8(p, static_cast<const uint8_t *>(in), static_cast<uint8_t *>(out), s);
     if (p->pixel != TC_FLOAT32) return TC_BAD_ARGUMENT;
-    return run_f32(p, static_cast<const float *>(in), mask, static_cast<float *>(out), s);
+    return run_f32(p, static_cast<const float *>(in), static_cast<float *>(out), s);
 }

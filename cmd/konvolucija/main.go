@@ -206,17 +206,17 @@ func (opt *options) check(o *cli.Options) error {
 }
 
 type session struct {
-	opt              *options
-	o                cli.Options
-	w, h             int
-	img              []float32
-	px               []uint8    // -type uint8: the pixels (img holds them as floats, for the reference)
-	got              [2][]uint8 // -type uint8: the two poisoned runs' copies
-	want             []float64
-	tol              float64
-	host             *gpu.Host
-	din, dmask, dout *gpu.Buffer
-	h2d              float64
+	opt       *options
+	o         cli.Options
+	w, h      int
+	img       []float32
+	px        []uint8    // -type uint8: the pixels (img holds them as floats, for the reference)
+	got       [2][]uint8 // -type uint8: the two poisoned runs' copies
+	want      []float64
+	tol       float64
+	host      *gpu.Host
+	din, dout *gpu.Buffer
+	h2d       float64
 }
 
 func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err error) {
@@ -274,15 +274,12 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 			return nil, err
 		}
 	}
-	if s.dmask, err = gpu.Alloc(int64(4*len(opt.mask.Weights)), false); err != nil {
-		return nil, err
-	}
 	start := time.Now()
 	up := func() error { return s.din.Upload(s.img) }
 	if s.px != nil {
 		up = func() error { return s.din.UploadBytes(s.px) }
 	}
-	err = cli.FirstError(up(), s.dmask.Upload(opt.mask.Weights))
+	err = up()
 	s.h2d = float64(time.Since(start).Nanoseconds()) / 1e6
 	return s, err
 }
@@ -291,7 +288,7 @@ func (s *session) H2DMs() float64 { return s.h2d }
 
 func (s *session) Free() {
 	s.host.Free()
-	for _, b := range []*gpu.Buffer{s.din, s.dmask, s.dout} {
+	for _, b := range []*gpu.Buffer{s.din, s.dout} {
 		b.Free()
 	}
 }
@@ -386,7 +383,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 	pl := plan.(*gpu.KonvolucijaPlan)
 	var row report.Row
 	if s.px != nil { // 8 bits: every byte is a legal pixel, so two runs under two poisons
-		run := func() error { return gpu.RunKonvolucija(pl, s.din, nil, s.dout) }
+		run := func() error { return gpu.RunKonvolucija(pl, s.din, s.dout) }
 		err := cli.RunPoisoned(&row, timer, "konvolucija "+pl.Variant.Name, s.dout.Fill, run,
 			func(k int) error { return s.dout.DownloadBytes(s.got[k]) })
 		if err != nil {
@@ -397,7 +394,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 		}
 		return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
 	}
-	run := func() error { return gpu.RunKonvolucija(pl, s.din, s.dmask, s.dout) }
+	run := func() error { return gpu.RunKonvolucija(pl, s.din, s.dout) }
 	if err := s.dout.Fill(0xFF); err != nil { // a NaN no kernel writes: an unwritten pixel fails
 		return row, err
 	}

@@ -15,7 +15,7 @@ import (
 var Konvolucija = register(C.tc_konvolucija_program())
 
 // ConvRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
-// MaskW x MaskH (odd) weights, Mask (row-major; the plan keeps a copy, which best launches with);
+// MaskW x MaskH (odd) weights, Mask (row-major; the plan keeps a copy, the one its runs use);
 // Replicate picks the border (else zero); Magnitude asks for sqrt(gx^2 + gy^2) of the mask and its
 // transpose (square masks, best).
 // Uint8: 8-bit pixels in and out (best; 2-D; square masks of 3, 5, 7).
@@ -62,9 +62,8 @@ func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
 }
 
 // RunKonvolucija convolves in into out, each width x height pixels of the plan's type (float32
-// or 8-bit), with mask (device memory: the plan's weights, which the lecture's variants read
-// there; best and 8-bit plans launch with the plan's copy, and mask may be nil).
-func RunKonvolucija(pl *KonvolucijaPlan, in, mask, out *Buffer) error {
-	return check("launching konvolucija "+pl.Variant.Name,
-		C.tc_konvolucija_run(&pl.c, in.pointer(), (*C.float)(mask.pointer()), out.pointer(), nil))
+// or 8-bit), with the plan's mask (the only one: best launches with it, and the lecture's
+// variants and npp have it written to device memory at the start of the run).
+func RunKonvolucija(pl *KonvolucijaPlan, in, out *Buffer) error {
+	return check("launching konvolucija "+pl.Variant.Name, C.tc_konvolucija_run(&pl.c, in.pointer(), out.pointer(), nil))
 }

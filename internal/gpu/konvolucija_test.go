@@ -53,15 +53,14 @@ func init() {
 			if err != nil {
 				return err
 			}
-			in, mask := upload(t, img, false), upload(t, m.Weights, false)
+			in := upload(t, img, false)
 			out, err := Alloc(int64(4*w*h), false)
 			if err != nil {
 				return err
 			}
 			got := make([]float32, w*h)
-			err = firstError(out.Fill(0xFF), RunKonvolucija(pl, in, mask, out), Synchronize("konvolucija"), out.Download(got))
+			err = firstError(out.Fill(0xFF), RunKonvolucija(pl, in, out), Synchronize("konvolucija"), out.Download(got))
 			in.Free()
-			mask.Free()
 			out.Free()
 			if err != nil {
 				return err

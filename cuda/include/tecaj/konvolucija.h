@@ -31,9 +31,9 @@ typedef struct {
                           * as Sobel's gradient magnitude from sobel-x */
     tc_dtype pixel;
     const float *mask;   /* the mask_w x mask_h weights, row-major, in host memory (required): the plan keeps a
-                          * copy, and best launches with it as a kernel argument (no copy to the device before
-                          * its kernel; for 8-bit pixels, whether it is separable or a box is decided on the
-                          * host from the plan's copy, at most 49 taps, as the run launches) */
+                          * copy, the only mask a run uses (best launches with it as a kernel argument; for
+                          * 8-bit pixels, whether it is separable or a box is decided on the host from it,
+                          * at most 49 taps, as the run launches) */
 } tc_konvolucija_request;
 
 typedef struct {
@@ -51,12 +51,12 @@ typedef struct {
 tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *request, const tc_device *device,
                                    tc_konvolucija_plan *out);
 /* in, out: width x height pixels of the plan's type (TC_FLOAT32: floats; TC_UINT8: bytes),
- * row-major (out may not alias in); mask: the request's mask in device memory, mask_w x mask_h
- * floats, row-major, as the lecture's variants read it (g from global memory; c and t copy it to
- * constant memory first, in stream order). best and 8-bit plans read the plan's copy and never
- * mask, which may then be NULL. */
-tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const void *in, const float *mask, void *out,
-                             cudaStream_t stream);
+ * row-major (out may not alias in). The mask is the plan's: best launches with it as a kernel
+ * argument; the lecture's variants (g reads it from global memory, c and t from constant memory)
+ * and npp have it written to device memory by one small kernel at the start of the run. Those
+ * variants keep it in one module-wide array, as the lecture's constant mask is: their runs with
+ * different masks must not overlap on different streams. */
+tc_status tc_konvolucija_run(const tc_konvolucija_plan *plan, const void *in, void *out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
