@@ -348,6 +348,14 @@ func (h *Host) Words() []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&h.Floats[0])), len(h.Floats))
 }
 
+// Bytes is the same memory as bytes.
+func (h *Host) Bytes() []byte {
+	if len(h.Floats) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&h.Floats[0])), 4*len(h.Floats))
+}
+
 // Free releases pinned memory; a nil value is ignored.
 func (h *Host) Free() {
 	if h != nil && h.ptr != nil {
