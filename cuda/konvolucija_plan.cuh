@@ -1,6 +1,7 @@
 // konvolucija: the variant table, the plans and the runs; included by konvolucija.cu after the
 // lecture's kernels and best's.
 #pragma once
+#include <type_traits>
 
 namespace {
 
@@ -12,15 +13,23 @@ enum { VG, VC, VT, VBEST, VNPP, VARIANTS };
 // taps (its argument) there in stream order at the start of each run, so a run takes no mask and
 // no copy waits for the host. One module-wide array, as the lecture's constant mask (c_mask) is:
 // runs of these variants with different masks must not overlap on different streams.
+// npp's masks are reversed (NPP convolves), and its 8-bit filter's are integers: the taps times the
+// plan's divisor, rounded to nearest.
 __device__ float lecture_mask[kMaxTaps];
-__device__ float npp_mask[kMaxTaps];  // (npp's: reversed, as NPP convolves)
-__global__ void load_mask(const Taps<kMaxTaps> taps, int count, bool reversed, float *to) {
-    for (int i = threadIdx.x; i < count; i += blockDim.x) to[i] = taps.w[reversed ? count - 1 - i : i];
+__device__ float npp_mask[kMaxTaps];
+__device__ int npp_mask_u8[kMaxTaps];
+template <typename W>
+__global__ void load_mask(const Taps<kMaxTaps> taps, int count, bool reversed, int divisor, W *to) {
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+        const float w = taps.w[reversed ? count - 1 - i : i];
+        if constexpr (std::is_same_v<W, int>) to[i] = __double2int_rn(double(w) * divisor);
+        else to[i] = w;
+    }
 }
 
-const tc_kernel kg[] = {tc::kernel("load_mask", load_mask), tc::kernel("conv_g", conv_g)};
-const tc_kernel kc[] = {tc::kernel("load_mask", load_mask), tc::kernel("conv_c", conv_c)};
-const tc_kernel kt[] = {tc::kernel("load_mask", load_mask), tc::kernel("conv_t", conv_t)};
+const tc_kernel kg[] = {tc::kernel("load_mask", load_mask<float>), tc::kernel("conv_g", conv_g)};
+const tc_kernel kc[] = {tc::kernel("load_mask", load_mask<float>), tc::kernel("conv_c", conv_c)};
+const tc_kernel kt[] = {tc::kernel("load_mask", load_mask<float>), tc::kernel("conv_t", conv_t)};
 #define TC_K_BEST(W, H) tc::kernel("conv_best<" #W "x" #H ">", conv_best<W, H, false>), \
                         tc::kernel("conv_best<" #W "x" #H ",magnitude>", conv_best<W, H, true>)
 const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>), tc::kernel("conv_best<5x5,magnitude>", conv_best<5, 5, true>),
@@ -67,7 +76,6 @@ int npp_divisor(const float *mask, int taps) {
     }
     return 0;
 }
-__device__ int npp_mask_u8[kMaxTaps];  // (reversed, times the divisor)
 
 const tc_program program = {"konvolucija", "pixels", variants, VARIANTS};
 
@@ -176,11 +184,10 @@ tc_status run_npp_u8(const tc_konvolucija_plan *p, const uint8_t *in, uint8_t *o
     if (!filter) return TC_UNAVAILABLE;
     const int taps = p->mask_w * p->mask_h, divisor = p->npp_divisor;  // (the plan's search, once)
     if (divisor == 0) return TC_BAD_ARGUMENT;
-    int reversed[kMaxTaps];
-    for (int i = 0; i < taps; ++i) reversed[i] = int(std::nearbyint(double(p->mask[taps - 1 - i]) * divisor));
-    TC_TRY(cudaMemcpyToSymbolAsync(npp_mask_u8, reversed, sizeof(int) * size_t(taps), 0, cudaMemcpyHostToDevice, s));
     int *kernel = nullptr;
     TC_TRY(cudaGetSymbolAddress(reinterpret_cast<void **>(&kernel), npp_mask_u8));
+    load_mask<<<1, 256, 0, s>>>(taps_of<kMaxTaps>(*p), taps, true, divisor, kernel);
+    TC_LAUNCHED();
     tc::npp::StreamContext ctx;
     TC_TRY(tc::npp::context(s, ctx));
     const tc::npp::Size size{p->width, p->height};
@@ -229,7 +236,7 @@ tc_status run_f32(const tc_konvolucija_plan *p, const float *in, float *out, cud
     if (p->launch.variant != VBEST) {  // the plan's mask to device memory (npp's reversed), in stream order
         const bool npp = p->launch.variant == VNPP;
         TC_TRY(cudaGetSymbolAddress(reinterpret_cast<void **>(&mask), npp ? npp_mask : lecture_mask));
-        load_mask<<<1, 256, 0, s>>>(taps_of<kMaxTaps>(*p), taps, npp, mask);
+        load_mask<<<1, 256, 0, s>>>(taps_of<kMaxTaps>(*p), taps, npp, 1, mask);
         TC_LAUNCHED();
     }
     if (p->launch.variant == VC || p->launch.variant == VT)  // and on to constant memory
@@ -273,13 +280,12 @@ tc_status run_f32(const tc_konvolucija_plan *p, const float *in, float *out, cud
     case VNPP: {
         const auto filter = tc::npp::filter_border_32f();
         if (!filter) return TC_UNAVAILABLE;
-        const float *reversed = mask;
         tc::npp::StreamContext ctx;
         TC_TRY(tc::npp::context(s, ctx));
         const tc::npp::Size size{p->width, p->height};
         const int step = p->width * int(sizeof(float));
         // NPP's status: 0 done, > 0 a warning, < 0 an error (reported as CUDA's unknown error)
-        if (filter(in, step, size, tc::npp::Point{0, 0}, out, step, size, reversed, tc::npp::Size{p->mask_w, p->mask_h},
+        if (filter(in, step, size, tc::npp::Point{0, 0}, out, step, size, mask, tc::npp::Size{p->mask_w, p->mask_h},
                    tc::npp::Point{p->mask_w / 2, p->mask_h / 2}, tc::npp::BORDER_REPLICATE, ctx) < 0)
             return tc_status(cudaErrorUnknown);
         break;
