@@ -66,9 +66,6 @@ using tc::tile::kAggregate;
 using tc::tile::kInclusive;
 using tc::tile::published;
 using tc::tile::status_of;
-__device__ __forceinline__ uint64_t status_word(uint32_t value, uint32_t status, uint32_t epoch) {
-    return tc::tile::word(value, status, epoch);
-}
 
 // The element a pass scans: the value, or the (value, head flag) pair; and its operator.
 template <typename T, bool SEG>
@@ -148,7 +145,7 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
     uint32_t spins = 0;
     for (int64_t hi = tile - 1;;) {  // the window: hi (lane 0) down to hi - 31 (lane 31)
         const int64_t j = hi - lane;
-        uint64_t w = status_word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
+        uint64_t w = tc::tile::word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
         if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_relaxed);
         const uint32_t status = status_of(w);
         const bool valid = published(w, epoch);
@@ -220,11 +217,11 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
     if (__any_sync(tc::kFullWarp, gave_up)) return tc::identity<T, Op>();  // (never expected): the check fails
     const cuda::atomic_ref<uint64_t, cuda::thread_scope_device> group(groups[g]);
     if (i == 31 && lane == 0)
-        group.store(status_word(bits_of(total.v), total.f ? kInclusive : kAggregate, epoch), cuda::memory_order_relaxed);
+        group.store(tc::tile::word(bits_of(total.v), total.f ? kInclusive : kAggregate, epoch), cuda::memory_order_relaxed);
     if (headed) return in_group;  // a head lies before this tile in its group
     const T before_group = look_back<T, Op>(groups, g, epoch, stack);
     if (i == 31 && lane == 0 && !total.f)
-        group.store(status_word(bits_of(op(before_group, total.v)), kInclusive, epoch), cuda::memory_order_relaxed);
+        group.store(tc::tile::word(bits_of(op(before_group, total.v)), kInclusive, epoch), cuda::memory_order_relaxed);
     return op(before_group, in_group);
 }
 
@@ -339,7 +336,7 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
             if (!headed) inclusive = Op{}(prefix, inclusive);
         }
         if (lane == 0)
-            mine.store(status_word(bits_of(inclusive), tile == 0 || headed ? kInclusive : kAggregate, epoch),
+            mine.store(tc::tile::word(bits_of(inclusive), tile == 0 || headed ? kInclusive : kAggregate, epoch),
                        cuda::memory_order_relaxed);
         if (tile > 0) prefix = group_prefix<T, Op>(statuses, groups, tile, value_of(aggregate), headed, epoch, stack);
         if (lane == 0) {
