@@ -45,14 +45,16 @@ const tc_kernel kbest[] = {tc::kernel("conv_best<3x3>", conv_best<3, 3, false>),
                            tc::kernel("conv_best_u8<7x7>", conv_best_u8<7, false>), tc::kernel("conv_best_u8<7x7,magnitude>", conv_best_u8<7, true>),
                            tc::kernel("conv_box_stream<3x3>", conv_box_stream)};
 
+// g, c and t: the lecture's float32 steps
+constexpr const char *lecture_domain = "float32, any size, masks up to 31 x 31 (1-D: 63); uint8 and the magnitude: best";
+
 const tc_variant variants[VARIANTS] = {
-    {"g", "one thread an output; the mask and the input from global memory", "any size, masks up to 31 x 31 (1-D: 63)",
+    {"g", "one thread an output; the mask and the input from global memory", lecture_domain,
      "a lower bound: read the input once, write the output once", TC_OWN_GRID, TC_KERNELS(kg)},
-    {"c", "the mask in constant memory (a broadcast to the warp)", "any size, masks up to 31 x 31 (1-D: 63)",
+    {"c", "the mask in constant memory (a broadcast to the warp)", lecture_domain,
      "a lower bound: read the input once, write the output once", TC_OWN_GRID, TC_KERNELS(kc)},
     {"t", "shared-memory tiles: the block loads its tile and halo once, then computes from shared memory",
-     "any size, masks up to 31 x 31 (1-D: 63)", "read the input once (plus halos), write the output once", TC_OWN_GRID,
-     TC_KERNELS(kt)},
+     lecture_domain, "read the input once (plus halos), write the output once", TC_OWN_GRID, TC_KERNELS(kt)},
     {"best", "register-blocked tiles (rows rolling in registers), strips streamed without shared memory; an 8-bit path",
      "any size, masks up to 31 x 31 (1-D: 63); the gradient magnitude of a square mask and its transpose; uint8 "
      "pixels (2-D, square masks of 3, 5, 7)",
