@@ -434,6 +434,10 @@ TEST(Redukcija, DomainsWithoutGPU) {
     EXPECT_EQ(p.launch.threads, 512);
     ASSERT_EQ(TC_OK, plan("best", 1 << 28, TC_SUM, 0));  // bandwidth sizes: 256
     EXPECT_EQ(p.launch.threads, 256);
+    ASSERT_EQ(TC_OK, plan("best", 4096, TC_SUM, 0));  // one block of 256 covers 4096 floats in one round
+    EXPECT_EQ(p.launch.threads, 256);
+    ASSERT_EQ(TC_OK, plan("best", 4097, TC_SUM, 0));
+    EXPECT_EQ(p.launch.threads, 512);
     ASSERT_EQ(TC_OK, plan("best", 1 << 20, TC_SUM));
     EXPECT_GT(tc_redukcija_tolerance(&p, 1.0), 0.0);
     EXPECT_LT(tc_redukcija_tolerance(&p, 1.0), 1e-4);
