@@ -198,9 +198,13 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		for _, p := range pts {
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(p.v), color)
 		}
-		// the legend in the upper left, above the small sizes' lines (rates grow with n) and below the
-		// copy line's label
-		lx, ly := marginL+12, int(y(top/1.12))+28+16*i
+		// the legend in the upper left, above the small sizes' lines (rates grow with n) and below both
+		// the highest rate and the copy line's label (a sweep's L2-resident sizes can pass the copy)
+		below := y(top / 1.12)
+		if copyGBps > 0 {
+			below = math.Max(below, y(copyGBps))
+		}
+		lx, ly := marginL+12, int(below)+28+16*i
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", lx, lx+20, ly, ly, color)
 		fmt.Fprintf(b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", lx+26, ly, esc(name))
 	}
