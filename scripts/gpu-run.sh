@@ -268,7 +268,8 @@ if [[ $what != tests && $what != quick && $what != sanitizers ]]; then
   for prog in $programs; do
     k=0
     while read -r args; do
-      echo; "$here/bin/$prog" -variant all $args -csv "$tables/$prog-$((++k)).csv" 2>&1 | tee -a "$log" || failed+=("$prog $args")
+      ((++k)) # (not inside the pipeline below: its commands run in subshells, and each line wrote $prog-1.csv)
+      echo; "$here/bin/$prog" -variant all $args -csv "$tables/$prog-$k.csv" 2>&1 | tee -a "$log" || failed+=("$prog $args")
     done < <("$here/bin/$prog" -benchmarks)
     "$here/bin/$prog" -info 2>&1 | tee -a "$log"
   done

@@ -1,9 +1,12 @@
 // Command tables renders kept runs (the -csv files in docs/results) as markdown tables: one size,
-// a row a variant; a sweep, a row a size and a column a variant (GB/s). With -update, it rewrites
-// each block of a markdown file that starts `<!-- tables: FILE.csv -->` and ends `<!-- end tables -->`
-// with FILE's tables (FILE relative to the markdown file's folder), leaving the rest as it is.
+// a row a variant; a sweep, a row a size and a column a variant (GB/s); the files a pattern matches
+// (`run.sh tables` writes one a benchmark line), one table of kernel us, a row a line and a column
+// a variant. With -update, it rewrites each block of a markdown file that starts
+// `<!-- tables: FILE.csv -->` (or a pattern) and ends `<!-- end tables -->` with those tables
+// (FILE relative to the markdown file's folder), leaving the rest as it is.
 //
 //	go run ./scripts/tables docs/results/redukcija-staircase.csv
+//	go run ./scripts/tables 'docs/results/tables/redukcija-*.csv'
 //	go run ./scripts/tables -update BENCHMARKS.md
 package main
 
@@ -14,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"tecaj/internal/report"
@@ -32,7 +36,7 @@ func main() {
 	} else {
 		for _, path := range flag.Args() {
 			var md string
-			if md, err = render(path); err != nil {
+			if md, err = renderPattern(path); err != nil {
 				break
 			}
 			fmt.Print(md)
@@ -55,7 +59,7 @@ func updateFile(path string) error {
 	var failed error
 	out := block.ReplaceAllStringFunc(string(text), func(m string) string {
 		parts := block.FindStringSubmatch(m)
-		md, err := render(filepath.Join(filepath.Dir(path), parts[2]))
+		md, err := renderPattern(filepath.Join(filepath.Dir(path), parts[2]))
 		if err != nil {
 			failed = err
 			return m
@@ -66,6 +70,114 @@ func updateFile(path string) error {
 		return failed
 	}
 	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+// renderPattern: a file's tables, or the one table of the files a pattern matches.
+func renderPattern(pattern string) (string, error) {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return render(pattern)
+	}
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		return "", fmt.Errorf("%s: no file matches", pattern)
+	}
+	// P-1.csv, P-2.csv, ..., P-10.csv: the order of the program's benchmark lines
+	sort.SliceStable(paths, func(i, j int) bool {
+		a, b := filepath.Base(paths[i]), filepath.Base(paths[j])
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		return a < b
+	})
+	var reports []*report.Report
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		rs, err := report.ReadCSV(f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", path, err)
+		}
+		reports = append(reports, rs...)
+	}
+	return lines(reports, filepath.Base(pattern)), nil
+}
+
+// lines: one table of kernel us, a row a run (its parameters and n) and a column a variant that
+// ran on the device somewhere in it; a refused cell "-", a failed one its time and "wrong", a
+// library call timed without the gate "(ungated)". The heading gives the card, the range of the
+// copy ceiling, and the runs' commits and dates (the first and last where they differ).
+func lines(reports []*report.Report, name string) string {
+	var variants []string
+	seen := map[string]bool{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range reports {
+		lo, hi = math.Min(lo, float64(r.CopyGBps)), math.Max(hi, float64(r.CopyGBps))
+		for _, row := range r.Rows { // the program's order (a refused row keeps its place)
+			if _, ok := seen[row.Variant]; !ok {
+				variants = append(variants, row.Variant)
+			}
+			seen[row.Variant] = seen[row.Variant] || row.Refused == "" && row.KernelMs > 0
+		}
+	}
+	ran := variants[:0]
+	for _, v := range variants {
+		if seen[v] {
+			ran = append(ran, v)
+		}
+	}
+	variants = ran
+	copyRange := fmt.Sprintf("%.0f", lo)
+	if fmt.Sprintf("%.0f", hi) != copyRange {
+		copyRange += fmt.Sprintf("-%.0f", hi)
+	}
+	first, last := reports[0], reports[len(reports)-1]
+	prov := provenance(first)
+	if first.Commit == last.Commit && first.Date != last.Date {
+		prov += " to " + last.Date
+	} else if p := provenance(last); p != prov {
+		prov += " to" + strings.TrimPrefix(p, ",")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n`%s`, %s, copy %s GB/s%s (`%s`); kernel us\n\n", reports[0].Program, reports[0].Device, copyRange, prov, name)
+	fmt.Fprintf(&b, "| run | %s |\n|%s\n", strings.Join(variants, " | "), strings.Repeat(" --- |", len(variants)+1))
+	for _, r := range reports {
+		cells := make([]string, len(variants))
+		for i, v := range variants {
+			cells[i] = "-"
+			for _, row := range r.Rows {
+				if row.Variant != v || row.Refused != "" || !(row.KernelMs > 0) {
+					continue
+				}
+				cells[i] = micro(float64(row.KernelMs) * 1000)
+				if !row.Pass {
+					cells[i] += " wrong"
+				}
+				if strings.Contains(row.Note, "without the timing gate") {
+					cells[i] += " (ungated)"
+				}
+			}
+		}
+		label := power(r.N)
+		if r.Params != "" {
+			label = "`" + r.Params + "` " + label
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", label, strings.Join(cells, " | "))
+	}
+	return b.String()
+}
+
+// micro: microseconds to four figures, to a tenth from 1000 us, whole from 10000
+func micro(us float64) string {
+	switch {
+	case us >= 10000:
+		return fmt.Sprintf("%.0f", us)
+	case us >= 1000:
+		return fmt.Sprintf("%.1f", us)
+	}
+	return fmt.Sprintf("%.4g", us)
 }
 
 // render is one results file's tables: a heading line per (program, parameters), then its table.
@@ -196,8 +308,17 @@ func rate(x report.Num) string {
 	return num(x, "%.0f")
 }
 
-// power: n as 2^k where it is one (2^k + 5 as such), else the number.
+// power: n as 2^k where it is one (2^k + 5 as such), 10^k from 10^3, else the number.
 func power(n int64) string {
+	if n >= 1000 {
+		k, m := 0, n
+		for ; m%10 == 0; m /= 10 {
+			k++
+		}
+		if m == 1 {
+			return fmt.Sprintf("10^%d", k)
+		}
+	}
 	for _, off := range []int64{0, 5} {
 		if m := n - off; m > 0 && m&(m-1) == 0 {
 			k := 0

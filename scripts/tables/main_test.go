@@ -96,3 +96,44 @@ func TestProvenance(t *testing.T) {
 		}
 	}
 }
+
+// A pattern renders its files as one table of kernel us: a row a file's run in the order of the
+// benchmark lines (P-2 before P-10), a column a variant in the program's order (one refused in
+// every run left out), a failed cell marked wrong and a library call timed without the gate
+// marked; the heading gives the copy's range and the first and last run.
+func TestRenderPattern(t *testing.T) {
+	dir := t.TempDir()
+	line := func(file string, n int64, copyGBps float64, date string, rows ...report.Row) {
+		r := run("redukcija", n, rows...)
+		r.CopyGBps, r.Date = report.Num(copyGBps), date
+		writeRun(t, filepath.Join(dir, file), []*report.Report{r})
+	}
+	line("redukcija-10.csv", 1000000, 2990, "2026-11-25T22:02:00Z",
+		report.Row{Variant: "race", KernelMs: 0.4, TotalMs: 0.4, Bytes: 4e6, Pass: false},
+		report.Row{Variant: "best", KernelMs: 0.005, TotalMs: 0.005, Bytes: 4e6, Pass: true},
+		report.Row{Variant: "cub", KernelMs: 0.007, TotalMs: 0.007, Bytes: 4e6, Pass: true,
+			Note: "timed without the timing gate (the call waits for the device inside it)"},
+		report.RefusedRow("b1", "n <= threads"))
+	line("redukcija-2.csv", 1<<28, 2970, "2026-11-25T22:01:00Z",
+		report.RefusedRow("race", "n <= 2^24"),
+		report.Row{Variant: "best", KernelMs: 0.35123, TotalMs: 0.35123, Bytes: 1e9, Pass: true},
+		report.Row{Variant: "cub", KernelMs: 12.3456, TotalMs: 12.3456, Bytes: 1e9, Pass: true},
+		report.RefusedRow("b1", "n <= threads"))
+	md, err := renderPattern(filepath.Join(dir, "redukcija-*.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"copy 2970-2990 GB/s, commit 0123456, 2026-11-25T22:01:00Z to 2026-11-25T22:02:00Z",
+		"| run | race | best | cub |", "| `-op sum` 2^28 | - | 351.2 | 12346 |",
+		"| `-op sum` 10^6 | 400 wrong | 5 | 7 (ungated) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+	if strings.Index(md, "2^28") > strings.Index(md, "10^6") || strings.Contains(md, "b1") {
+		t.Errorf("rows out of the lines' order, or a variant that never ran:\n%s", md)
+	}
+	if _, err := renderPattern(filepath.Join(dir, "none-*.csv")); err == nil {
+		t.Error("a pattern that matches nothing: no error")
+	}
+}
