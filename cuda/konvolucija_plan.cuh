@@ -122,7 +122,6 @@ extern "C" tc_status tc_konvolucija_make_plan(const tc_konvolucija_request *r, c
     if (r->magnitude && p.variant != VBEST) return TC_OUTSIDE_DOMAIN;
     if (r->pixel != TC_FLOAT32 && r->pixel != TC_UINT8) return TC_BAD_ARGUMENT;
     const bool u8 = r->pixel == TC_UINT8;
-    out->npp_divisor = 0;
     if (p.variant == VNPP) {
         if (u8) out->npp_divisor = npp_divisor(r->mask, r->mask_w * r->mask_h);
         if (one_d || r->magnitude || r->border != TC_BORDER_REPLICATE || int64_t(r->width) * 4 > INT32_MAX ||

@@ -158,7 +158,7 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
                 // newer (this window's words, then the newer windows'): the same operations in the same
                 // order as a shuffle a word, but the loads are independent and only the operations
                 // chain (a shuffle a word put one shuffle's latency between two of them)
-                stack[depth + lane] = uint32_t(w);
+                stack[depth + lane] = tc::tile::value_of(w);
                 __syncwarp();
                 T acc = from_bits<T>(stack[depth + first]);
 #pragma unroll 8
@@ -166,7 +166,7 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
                 return acc;
             }
             if (depth + 64 <= kBestStack) {  // 32 aggregates: keep them (and room for one more window), look further back
-                stack[depth + lane] = uint32_t(w);
+                stack[depth + lane] = tc::tile::value_of(w);
                 __syncwarp();
                 depth += 32;
                 hi -= 32;
@@ -205,7 +205,7 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
             }
             w = word.load(cuda::memory_order_relaxed);
         }
-        x = {from_bits<T>(uint32_t(w)), status_of(w) == kInclusive ? 1u : 0u};
+        x = {from_bits<T>(tc::tile::value_of(w)), status_of(w) == kInclusive ? 1u : 0u};
     } else if (lane == i) {
         x = {own, own_flag ? 1u : 0u};
     }

@@ -372,7 +372,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     if (threadIdx.x == 0) {
         *result = result_of(v);
         // every block has read the epoch (its partial is in): the next run may have the next one
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(tag - tile::kInclusive + tile::kEpochStep, cuda::memory_order_relaxed);
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(epoch_now + tile::kEpochStep, cuda::memory_order_relaxed);
     }
 }
 

@@ -351,10 +351,11 @@ func convCheckU8(out []uint8, want []float64, tol float64, truncating bool) (max
 			truncated++
 		default:
 			if bad == 0 {
-				first = fmt.Sprintf("pixel %d: got %d, want %d (reference %g)", i, g, e, want[i])
+				allowed := fmt.Sprint(e)
 				if truncating {
-					first = fmt.Sprintf("pixel %d: got %d, want %d or %d rounded down (reference %g)", i, g, e, down, want[i])
+					allowed = fmt.Sprintf("%d or %d rounded down", e, down)
 				}
+				first = fmt.Sprintf("pixel %d: got %d, want %s (reference %g)", i, g, allowed, want[i])
 			}
 			bad++
 		}
