@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -15,12 +16,17 @@
 
 namespace tctest {
 
-// Empty when a GPU is usable; otherwise the reason (cudaErrorInsufficientDriver where there is no
-// driver, cudaErrorNoDevice where there is no card).
+// Empty when a GPU is usable; otherwise the reason. The runtime reports a missing driver as an
+// insufficient one: without /proc/driver/nvidia there is none, and the reason says so.
 inline const std::string &no_gpu_reason() {
     static const std::string reason = [] {
         int count = 0;
         cudaError_t e = cudaGetDeviceCount(&count);
+        if (e == cudaErrorInsufficientDriver) {
+            std::FILE *f = std::fopen("/proc/driver/nvidia/version", "r");
+            if (!f) return std::string("no usable GPU: no NVIDIA driver found (no GPU, or its driver is not installed)");
+            std::fclose(f);
+        }
         if (e != cudaSuccess)
             return std::string("no usable GPU: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
         if (count == 0) return std::string("no usable GPU: no CUDA device");

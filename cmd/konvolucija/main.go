@@ -65,7 +65,7 @@ func command() cli.Command {
 			"-width 8192 -height 8192 -border replicate -type uint8 -reps 20",
 			"-width 8192 -height 8192 -mask sobel-x -border replicate -type uint8 -reps 20"},
 		DeviceBytes: func(n int64) float64 { return 8*float64(n) + 64<<20 },
-		HostBytes:   func(n int64) float64 { return 24*float64(n) + 64<<20 }, // inputs, outputs, the reference
+		HostBytes:   func(n int64, _ bool) float64 { return 24*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
@@ -152,7 +152,7 @@ func (opt *options) check(o *cli.Options) error {
 		if opt.pixel == "uint8" { // the pixels as they are stored
 			px, err := a.Bytes()
 			if err != nil || a.Dtype == data.Bool {
-				return fmt.Errorf("%s: dtype %s, where -type uint8 needs a uint8 array", opt.fileA, a.Dtype)
+				return fmt.Errorf("%s: dtype %s, where -type uint8 needs a uint8 array", opt.fileA, a.StoredDtype())
 			}
 			opt.img = make([]float32, len(px))
 			for i, v := range px {
@@ -160,6 +160,9 @@ func (opt *options) check(o *cli.Options) error {
 			}
 		} else {
 			var changed int
+			if a.Dtype == data.Uint8 {
+				return fmt.Errorf("%s: dtype %s, an 8-bit image: add -type uint8 (or save it as float32)", opt.fileA, a.Dtype)
+			}
 			if opt.img, changed, err = a.Float32s(); err != nil {
 				return err
 			}

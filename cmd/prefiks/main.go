@@ -48,7 +48,7 @@ func command() cli.Command {
 			"wrap as two's complement), plain or segmented (-seglen, -flags), random or -a FILE.npy, every scan of the " +
 			"lecture, verified position by position and timed",
 		DefaultN:  1 << 20,
-		Default:   "grid",
+		Default:   "best",
 		Baseline:  "grid",
 		ErrorKind: "max rel. error",
 		Multi:     true,
@@ -71,7 +71,7 @@ func command() cli.Command {
 			"-n 2^28 -type int32 -seglen mixed -reps 20", "-n 2^28 -op max -reps 20"},
 		// in, out, flags, the totals' levels (or CUB's keys and temp), pairs for seg
 		DeviceBytes: func(n int64) float64 { return 4*float64(n) + 4*float64(n) + float64(n) + 12*float64(n) + 64<<20 },
-		HostBytes:   func(n int64) float64 { return 40*float64(n) + 64<<20 }, // inputs, outputs, the reference
+		HostBytes:   func(n int64, _ bool) float64 { return 40*float64(n) + 64<<20 }, // inputs, outputs, the reference
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
@@ -118,7 +118,7 @@ func (opt *options) check(o *cli.Options) error {
 		}
 		typ := map[string]string{data.Float32: "float32", data.Float64: "float32", data.Int32: "int32"}[a.Dtype]
 		if typ == "" {
-			return fmt.Errorf("%s: dtype %s, where float32, float64 (rounded to float32) or int32 is needed", opt.fileA, a.Dtype)
+			return fmt.Errorf("%s: dtype %s, where float32, float64 (rounded to float32) or int32 is needed", opt.fileA, a.StoredDtype())
 		}
 		if o.Set["type"] && typ != opt.typ {
 			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)

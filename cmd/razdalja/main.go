@@ -37,11 +37,16 @@ func command() cli.Command {
 		},
 		Benchmarks:  []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
 		DeviceBytes: func(n int64) float64 { return 12*float64(n) + 64<<20 }, // a, b, g's n squares, scratch
-		HostBytes:   func(n int64) float64 { return 16*float64(n) + 64<<20 }, // inputs, outputs, the reference
-		Flags:       opt.files.Flags,
-		Check:       func(o *cli.Options) error { return opt.files.Load("razdalja", o) },
-		Plan:        func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazdalja(r) },
-		Open:        func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+		HostBytes: func(n int64, device bool) float64 { // a and b; with a device, g's n squares and pinned copies
+			if device {
+				return 16*float64(n) + 64<<20
+			}
+			return 8*float64(n) + 64<<20
+		},
+		Flags: opt.files.Flags,
+		Check: func(o *cli.Options) error { return opt.files.Load("razdalja", o) },
+		Plan:  func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazdalja(r) },
+		Open:  func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
 }
 

@@ -40,7 +40,12 @@ func command() cli.Command {
 		Benchmarks: []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
 		// a, b, c on the device, and e4's three managed vectors beside them
 		DeviceBytes: func(n int64) float64 { return 24*float64(n) + 64<<20 },
-		HostBytes:   func(n int64) float64 { return 16*float64(n) + 64<<20 }, // inputs, outputs, the reference
+		HostBytes: func(n int64, device bool) float64 { // a, b and c; with a device, unified memory's pages too
+			if device {
+				return 16*float64(n) + 64<<20
+			}
+			return 12*float64(n) + 64<<20
+		},
 		Flags: func(fs *flag.FlagSet) {
 			opt.files.Flags(fs)
 			opt.out.Flags(fs, "c (.npy)", ".npy")

@@ -56,9 +56,14 @@ func command() cli.Command {
 			"-n 2^28 -op norm -reps 30", "-n 1000000 -op max -reps 50"},
 		// a and b (8-byte elements at most), partials and scratch
 		DeviceBytes: func(n int64) float64 { return 16*float64(n) + 64<<20 },
-		HostBytes:   func(n int64) float64 { return 32*float64(n) + 64<<20 }, // inputs, outputs, the reference
-		Flags:       opt.flags,
-		Check:       opt.check,
+		HostBytes: func(n int64, device bool) float64 { // a and b as float64; with a device, both in the element type
+			if device {
+				return (16+2*float64(opt.typV.Bytes()))*float64(n) + 64<<20
+			}
+			return 16*float64(n) + 64<<20
+		},
+		Flags: opt.flags,
+		Check: opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
 			return dev.PlanRedukcija(gpu.ReductionRequest{Request: r, Op: opt.opV, Type: opt.typV})
 		},
@@ -80,6 +85,9 @@ func (opt *options) check(o *cli.Options) error {
 	}
 	if opt.fileB != "" && opt.fileA == "" {
 		return fmt.Errorf("-b needs -a")
+	}
+	if opt.fileB != "" && opt.opV != vocab.Dot {
+		return fmt.Errorf("-b %s: -b is dot's second vector; -op %s reads -a alone", opt.fileB, opt.op)
 	}
 	if opt.fileA != "" {
 		var typ string
@@ -142,7 +150,7 @@ func readVector(path string) ([]float64, string, error) {
 		}
 		return v, "int32", nil
 	}
-	return nil, "", fmt.Errorf("%s: dtype %s, where float32, float64 or int32 is needed", path, a.Dtype)
+	return nil, "", fmt.Errorf("%s: dtype %s, where float32, float64 or int32 is needed", path, a.StoredDtype())
 }
 
 // raw is the values in the element type's bytes, as the device reads them.

@@ -57,6 +57,9 @@ func command() cli.Command {
 		ErrorKind: "wrong",
 		Params: func() string {
 			p := fmt.Sprintf("-type %s -dist %s", opt.keyType, opt.dist)
+			if opt.keysFile != "" { // (the keys are the file's: no distribution drew them)
+				p = "-type " + opt.keyType
+			}
 			if opt.batch > 1 {
 				p += fmt.Sprintf(" -batch %d", opt.batch)
 			}
@@ -75,7 +78,7 @@ func command() cli.Command {
 			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32"},
 		// keys in and out, values in and out, the padded network (up to 2x, 8-byte words) or CUB's temp
 		DeviceBytes: func(n int64) float64 { return float64(n)*float64(opt.batch)*(4+4+4+4+16+8) + 64<<20 },
-		HostBytes:   func(n int64) float64 { return float64(n)*float64(opt.batch)*32 + 64<<20 }, // keys, values, the check's order
+		HostBytes:   func(n int64, _ bool) float64 { return float64(n)*float64(opt.batch)*32 + 64<<20 }, // keys, values, the check's order
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
@@ -135,7 +138,7 @@ func (opt *options) load(o *cli.Options) error {
 	}
 	t, ok := dtypes[a.Dtype]
 	if !ok {
-		return fmt.Errorf("%s: dtype %s, where float32, float64, int32 or uint32 keys are needed", opt.keysFile, a.Dtype)
+		return fmt.Errorf("%s: dtype %s, where float32, float64, int32 or uint32 keys are needed", opt.keysFile, a.StoredDtype())
 	}
 	if o.Set["type"] && t != opt.keyType {
 		return fmt.Errorf("-type %s does not match %s, which holds %s keys", opt.keyType, opt.keysFile, t)

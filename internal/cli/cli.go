@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -45,6 +46,8 @@ type Options struct {
 	// -gpus N, or -rank R -nranks P -coordinator HOST:PORT: best over several GPUs (Command.Multi)
 	GPUs, Rank, NRanks int
 	Coordinator        string
+	Inputs             []string // the data files given (-a, -b, -keys, -values, -flags, -in)
+	FromFiles          bool     // the input is a file's, not drawn from -seed
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -80,9 +83,10 @@ type Command struct {
 	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
 	// float64 so that no n can wrap it.
 	DeviceBytes func(n int64) float64
-	// HostBytes is the host memory a run of n items needs (inputs, outputs, the reference), checked
-	// against what the system has available before anything is allocated.
-	HostBytes func(n int64) float64
+	// HostBytes is the host memory a run of n items needs (inputs, outputs, the reference; with
+	// device the pinned copies too), checked against what the system has available before
+	// anything is allocated.
+	HostBytes func(n int64, device bool) float64
 	// Flags adds the program's own flags; Check checks them after parsing, and may read data
 	// files and set o.N from them.
 	Flags func(fs *flag.FlagSet)
@@ -135,21 +139,79 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	if err := c.checkSweep(&o); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+		return ExitUsage
+	}
 	var reports []*report.Report
+	code := ExitOK
 	for i, n := range o.Sizes { // one report a size (-n takes a list or a range)
 		o.N = n
-		if i > 0 { // the command's own check again, for what it derives from n (an image's shape)
+		if i > 0 { // what the last size held goes back before the next is made
+			runtime.GC()
+			debug.FreeOSMemory()
+		}
+		if len(o.Sizes) > 1 { // the command's own check again, for what it derives from n (an image's shape)
 			if err := c.Check(&o); err != nil {
 				fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
-				return ExitUsage
+				code = ExitUsage
+				break
 			}
 		}
-		r, code := c.runSize(o, stdout, stderr)
+		r, rc := c.runSize(o, stdout, stderr)
 		if r == nil {
-			return code
+			code = rc
+			break
 		}
 		reports = append(reports, r)
 	}
+	if len(reports) == 0 {
+		return code
+	}
+	if len(reports) < len(o.Sizes) { // a sweep stopped part-way keeps the sizes that finished
+		fmt.Fprintf(stderr, "%s: the sweep stopped at -n %d; the %d size(s) before it are reported\n", c.name(), o.N, len(reports))
+	}
+	if rc := c.output(o, reports, stdout, stderr); rc != ExitOK {
+		return rc
+	}
+	return code
+}
+
+// checkSweep checks every size of -n before any runs: the command's own check and the host
+// memory each needs, against what is available now (a sweep frees each size before the next).
+func (c Command) checkSweep(o *Options) error {
+	if len(o.Sizes) < 2 {
+		return nil
+	}
+	avail := hostAvailable()
+	device := c.wantsDevice(*o)
+	for _, n := range o.Sizes {
+		o.N = n
+		if err := c.Check(o); err != nil {
+			return err
+		}
+		if avail > 0 {
+			if msg := memoryAdvice(n, func(m int64) float64 { return c.HostBytes(m, device) }, avail, 0, "host"); msg != "" {
+				return usagef("%s (this machine has %.1f GB available); nothing was run", msg, avail/1e9)
+			}
+		}
+	}
+	o.N = o.Sizes[0]
+	return nil
+}
+
+// wantsDevice says whether -variant picks a device variant (or -info, which reads the device).
+func (c Command) wantsDevice(o Options) bool {
+	for _, v := range c.Program.Variants() {
+		if o.picks(v.Name) {
+			return true
+		}
+	}
+	return o.Info || o.multi()
+}
+
+// output prints the reports (a table or JSON) and writes -csv and -plot.
+func (c Command) output(o Options, reports []*report.Report, stdout, stderr io.Writer) int {
 	var err2 error
 	switch {
 	case o.NRanks > 0 && o.Rank > 0: // rank 0 reports; the others say only how their part went
@@ -176,7 +238,7 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	if err2 == nil && o.CSV != "" && !others {
 		err2 = report.WriteCSVFile(o.CSV, reports)
 	}
-	if err2 == nil && o.Plot != "" && !others {
+	if err2 == nil && o.Plot != "" && !others && (len(reports) > 1 || len(o.Sizes) == 1) {
 		err2 = report.WriteSVGFile(o.Plot, reports)
 	}
 	if err2 != nil {
@@ -230,7 +292,8 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		}
 	}
 	if avail := hostAvailable(); avail > 0 {
-		if msg := memoryAdvice(o.N, c.HostBytes, avail, 0, "host"); msg != "" {
+		device := len(chosen) > 0 || o.Info || o.multi()
+		if msg := memoryAdvice(o.N, func(m int64) float64 { return c.HostBytes(m, device) }, avail, 0, "host"); msg != "" {
 			fmt.Fprintf(stderr, "%s: %s (this machine has %.1f GB available)\n", c.name(), msg, avail/1e9)
 			return nil, ExitUsage
 		}
@@ -252,6 +315,11 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 					}
 				}
 				fmt.Fprintf(stderr, "%s: %s.\n", c.name(), gpu.NoGPUReason(err))
+				if o.Info { // the kernels' names are the library's; their attributes are the GPU's
+					c.infoNames(stdout, device)
+					fmt.Fprintf(stderr, "Registers and memory per kernel are read from a GPU's driver; above are the kernels by name (-list: domains and bytes, no GPU needed).\n")
+					return nil, ExitNoGPU
+				}
 				if len(c.HostVariants) > 0 {
 					fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), c.HostVariants[0].Name))
 				}
@@ -264,10 +332,12 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	if o.Info {
 		return nil, c.info(stdout, stderr, device)
 	}
-	if dev != nil {
-		if msg := memoryAdvice(o.N, c.DeviceBytes, float64(dev.FreeBytes), float64(2*ceilingBytes), "device"); msg != "" {
-			fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
-			return nil, ExitUsage
+	if dev != nil { // every size of a sweep, before its first runs
+		for _, n := range o.Sizes {
+			if msg := memoryAdvice(n, c.DeviceBytes, float64(dev.FreeBytes), float64(2*ceilingBytes), "device"); msg != "" {
+				fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
+				return nil, ExitUsage
+			}
 		}
 	}
 	plans := make([]gpu.Plan, len(chosen))
@@ -331,7 +401,7 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 	defer s.Free()
 	r := &report.Report{Program: c.name(), Device: "host only", N: o.N, Seed: o.Seed, Reps: o.Reps, Unit: c.Program.Unit,
 		ErrorKind: c.ErrorKind, Scalar: c.Scalar, Params: c.params(), Baseline: c.Baseline, CopyGBps: report.Num(math.NaN()), H2DMs: report.Num(s.H2DMs()),
-		Commit: commit, Date: time.Now().UTC().Format(time.RFC3339)}
+		Commit: commit, Date: time.Now().UTC().Format(time.RFC3339), Input: strings.Join(o.Inputs, " "), FromFiles: o.FromFiles}
 	if dev != nil {
 		r.Device, r.L2Bytes = dev.Name, float64(dev.L2Bytes)
 		timer, err := gpu.NewTimer()
@@ -410,7 +480,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 		"powers of two 2^10..2^28 (2^10..2^28x4: every other one); each size is run in turn")
 	fs.StringVar(&o.Plot, "plot", "", "draw the run to this .svg file: GB/s against n for a sweep, the variants as bars for one size")
 	fs.StringVar(&o.CSV, "csv", "", "also write every row, one a (variant, size), with the run's parameters, to this .csv file")
-	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), a comma-separated list of them (best,cub), or all for a table of every variant")
+	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), a comma-separated list of them ("+c.listExample()+"), or all for a table of every variant")
 	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")
 	fs.IntVar(&o.Blocks, "blocks", 0, "blocks; 0 computes them from n, threads and the device")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the random inputs")
@@ -451,15 +521,40 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 		return o, usagef("unexpected argument %q (flags only; see -h)", fs.Arg(0))
 	}
 	o.Set = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { o.Set[f.Name] = true })
+	var empty error // a flag given an empty value: a file name, a variant or a word left out
+	fs.Visit(func(f *flag.Flag) {
+		o.Set[f.Name] = true
+		if g, ok := f.Value.(flag.Getter); ok && empty == nil {
+			if s, ok := g.Get().(string); ok && strings.TrimSpace(s) == "" {
+				empty = usagef("-%s is empty: give it a value (-h shows what it takes)", f.Name)
+			}
+		}
+	})
+	if empty != nil {
+		return o, empty
+	}
+	for _, name := range []string{"a", "b", "keys", "values", "flags", "in"} { // the data files, in the header
+		if f := fs.Lookup(name); f != nil && o.Set[name] {
+			o.Inputs = append(o.Inputs, f.Value.String())
+			o.FromFiles = o.FromFiles || name == "a" || name == "keys" || name == "in"
+		}
+	}
 	if len(o.Sizes) > 0 {
 		o.N = o.Sizes[0]
 	}
 	if len(o.Sizes) > 1 {
+		seen := map[int64]bool{}
 		for _, n := range o.Sizes {
 			if n < 1 {
 				return o, usagef("-n must be at least 1 (got %d in the list)", n)
 			}
+			if seen[n] {
+				return o, usagef("-n lists %d twice: a sweep runs each size once", n)
+			}
+			seen[n] = true
+		}
+		if o.Set["o"] {
+			return o, usagef("-o writes one size's output: give -n one size with -o (the sweep's rows go to -csv)")
 		}
 	}
 	err := c.validate(&o)
@@ -525,6 +620,9 @@ func (c Command) validate(o *Options) error {
 		names = append(names, h.Name)
 	}
 	for _, want := range o.listed() {
+		if want == "all" {
+			return usagef("-variant all stands alone: it already runs every variant (or list the ones you want: %s)", strings.Join(names, ","))
+		}
 		known := false
 		for _, n := range names {
 			known = known || want == n
@@ -534,6 +632,24 @@ func (c Command) validate(o *Options) error {
 		}
 	}
 	return c.checkMulti(o)
+}
+
+// listExample is a -variant list of this command's own: its default beside its library (or its
+// host variant).
+func (c Command) listExample() string {
+	other := ""
+	for _, v := range c.Program.Variants() {
+		if v.Library && v.Name != c.Default {
+			other = v.Name
+		}
+	}
+	if other == "" && len(c.HostVariants) > 0 {
+		other = c.HostVariants[0].Name
+	}
+	if other == "" {
+		return c.Default
+	}
+	return c.Default + "," + other
 }
 
 func (c Command) list(w io.Writer, device []gpu.Variant) {
@@ -547,6 +663,19 @@ func (c Command) list(w io.Writer, device []gpu.Variant) {
 	}
 	for _, h := range c.HostVariants {
 		fmt.Fprintf(w, "%-6s %s\n       domain: any n (host, no GPU needed)\n", h.Name, h.Summary)
+	}
+}
+
+// infoNames lists every kernel a variant can launch, by name (what -info shows without a GPU).
+func (c Command) infoNames(w io.Writer, device []gpu.Variant) {
+	fmt.Fprintf(w, "%-8s %s\n", "variant", "kernel")
+	for _, v := range device {
+		if len(v.Kernels) == 0 {
+			fmt.Fprintf(w, "%-8s %s\n", v.Name, "(library baseline: its kernels are the library's)")
+		}
+		for _, k := range v.Kernels {
+			fmt.Fprintf(w, "%-8s %s\n", v.Name, k)
+		}
 	}
 }
 

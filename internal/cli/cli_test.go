@@ -2,13 +2,17 @@ package cli
 
 import (
 	"errors"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 )
 
@@ -135,5 +139,66 @@ func TestProgress(t *testing.T) {
 	out := slow.String()
 	if quick.Len() != 0 || !strings.Contains(out, "x: running cpu (0 s)") || !strings.HasSuffix(out, "\r\033[K") {
 		t.Errorf("quick step: %q; slow step: %q", quick.String(), out)
+	}
+}
+
+// hostSession is a host-only Session whose run fails at one size.
+type hostSession struct {
+	n, failAt int64
+}
+
+func (s hostSession) RunDevice(gpu.Plan, *gpu.Buffer, *gpu.Timer) (report.Row, error) {
+	return report.Row{}, errors.New("no device here")
+}
+
+func (s hostSession) RunHost(string) (report.Row, error) {
+	if s.n == s.failAt {
+		return report.Row{}, errors.New("the host ran out of something")
+	}
+	return report.Row{Pass: true, KernelMs: report.Num(1), Bytes: report.Num(float64(4 * s.n))}, nil
+}
+
+func (s hostSession) H2DMs() float64 { return math.NaN() }
+func (s hostSession) Free()          {}
+
+// A sweep that stops part-way keeps the sizes that finished: in the table, the CSV and the picture
+// (issue 46, item 1); the exit status is the failure's.
+func TestSweepKeepsFinishedSizes(t *testing.T) {
+	dir := t.TempDir()
+	c := Command{Program: gpu.Razlika, About: "test", DefaultN: 1, Default: "cpu", Baseline: "cpu",
+		HostVariants: []HostVariant{{Name: "cpu", Summary: "host"}},
+		DeviceBytes:  func(n int64) float64 { return float64(n) },
+		HostBytes:    func(n int64, _ bool) float64 { return float64(n) },
+		Check:        func(*Options) error { return nil },
+		Plan:         func(*gpu.Device, gpu.Request) (gpu.Plan, error) { return nil, errors.New("no plans") },
+		Open: func(o Options, _ *gpu.Device) (Session, error) {
+			return hostSession{n: o.N, failAt: 4096}, nil
+		},
+	}
+	csv, svg := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.svg")
+	var stdout, stderr strings.Builder
+	code := c.run([]string{"-n", "1024,2048,4096,8192", "-variant", "cpu", "-reps", "1", "-csv", csv, "-plot", svg}, &stdout, &stderr)
+	b, _ := os.ReadFile(csv)
+	p, _ := os.ReadFile(svg)
+	if code != ExitFailed || strings.Count(stdout.String(), "n=") != 2 || strings.Count(string(b), "\n") != 3 ||
+		!strings.Contains(string(p), "<polyline") || !strings.Contains(stderr.String(), "the sweep stopped at -n 4096") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s\ncsv %s\nsvg %d bytes", code, stdout.String(), stderr.String(), b, len(p))
+	}
+}
+
+// A failed write names its target and the cause, not the temporary file beside it (item 6).
+func TestWriteErrorsNameTheTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.npy")
+	w := &Writer{Path: target, Exts: []string{".npy"}}
+	err := w.Write(report.Row{Pass: true}, func(temp func(string) string) error {
+		return &fs.PathError{Op: "write", Path: temp(target), Err: syscall.ENOSPC}
+	})
+	if err == nil || strings.Contains(err.Error(), ".tmp-") || !strings.Contains(err.Error(), "writing "+target+": no space left on device") {
+		t.Errorf("-o: %v", err)
+	}
+	err = report.WriteCSVFile(filepath.Join(dir, "gone", "x.csv"), nil)
+	if err == nil || strings.Contains(err.Error(), ".tmp-") || !strings.Contains(err.Error(), filepath.Join(dir, "gone", "x.csv")) {
+		t.Errorf("-csv: %v", err)
 	}
 }

@@ -159,7 +159,7 @@ func TestWithoutGPU(t *testing.T) {
 		t.Skip("a GPU is present: the no-GPU paths cannot be seen here")
 	}
 	for _, name := range clitest.Commands(t) {
-		for _, args := range [][]string{{"-n", "1000"}, {"-variant", "all"}, {"-variant", "best,cpu"}, {"-info"}} {
+		for _, args := range [][]string{{"-n", "1000"}, {"-variant", "all"}, {"-variant", "best,cpu"}} {
 			code, _, stderr := clitest.Run(t, name, args...)
 			// the hint is the user's own command line, with -variant cpu in place of theirs
 			hint := filepath.Join(clitest.Bin(t), name) + " " + strings.Join(withoutVariant(args), " ") + " -variant cpu"

@@ -75,8 +75,11 @@ func ParseCount(s string) (int64, error) {
 		var sum int64
 		for _, t := range terms {
 			v, err := parseTerm(t)
-			if err != nil || v > 1<<62-sum {
-				return 0, fmt.Errorf("%q is not a whole number (write 1000000, 1e6, 2^20, 1<<20 or 2^20+3)", s)
+			if err != nil {
+				return 0, err
+			}
+			if v > 1<<62-sum {
+				return 0, tooLarge(s)
 			}
 			sum += v
 		}
@@ -103,7 +106,7 @@ func parseTerm(s string) (int64, error) {
 			f = float64(b) * math.Pow(2, float64(e))
 		}
 		if math.Abs(f) > 1<<62 {
-			return 0, bad
+			return 0, tooLarge(s)
 		}
 		return int64(f), nil
 	}
@@ -114,8 +117,16 @@ func parseTerm(s string) (int64, error) {
 		return pow(parts[0], parts[1], true)
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
+	switch {
+	case err == nil && math.Abs(f) > 1<<62 && !math.IsInf(f, 0):
+		return 0, tooLarge(s)
+	case err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<62:
 		return 0, bad
 	}
 	return int64(f), nil
+}
+
+// tooLarge is the error of a whole number past 2^62 (1e300, 2^100).
+func tooLarge(s string) error {
+	return fmt.Errorf("%q is too large: a count is at most 2^62 (every machine's memory runs out far below)", s)
 }

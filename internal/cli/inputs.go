@@ -276,17 +276,23 @@ func (w *Writer) Write(row report.Row, write func(temp func(target string) strin
 		return t
 	}
 	err := write(temp)
+	failed := w.Path // the target whose temporary file failed (-o's, unless a file beside it)
 	for i := range temps {
 		if err == nil {
 			if err = os.Rename(temps[i], targets[i]); err != nil {
-				err = fmt.Errorf("-o: %v", err)
+				failed = targets[i]
 			}
+		} else if strings.Contains(err.Error(), temps[i]) {
+			failed = targets[i]
 		}
 		if err != nil {
 			os.Remove(temps[i])
 		}
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("-o: writing %s: %v (what was there is kept)", failed, report.Cause(err))
+	}
+	return nil
 }
 
 // FirstError is the first non-nil error of a sequence of steps.

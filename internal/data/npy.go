@@ -32,10 +32,19 @@ var itemSize = map[string]int{Float32: 4, Float64: 8, Int32: 4, Uint32: 4, Uint8
 
 // Array is a .npy file's contents: its dtype, shape and raw little-endian data.
 type Array struct {
-	Path  string
-	Dtype string
-	Shape []int
-	Data  []byte
+	Path   string
+	Dtype  string
+	Stored string // the file's own dtype, for messages: "<i8" where an int64 file was read as int32
+	Shape  []int
+	Data   []byte
+}
+
+// StoredDtype is the file's own dtype (an int64 file read as int32 says "<i8"), for messages.
+func (a *Array) StoredDtype() string {
+	if a.Stored != "" {
+		return a.Stored
+	}
+	return a.Dtype
 }
 
 // Len is the number of elements.
@@ -166,7 +175,7 @@ func read(r io.Reader) (*Array, error) {
 	if err != nil || got != want {
 		return nil, fmt.Errorf("truncated: %d of %d data bytes", got, want)
 	}
-	a.Data = buf.Bytes()
+	a.Data, a.Stored = buf.Bytes(), a.Dtype
 	if a.Dtype == Int64 { // NumPy's default integers: int32 where every value fits
 		if err := a.narrow(); err != nil {
 			return nil, err
@@ -229,7 +238,7 @@ func (a *Array) Float32s() (values []float32, changed int, err error) {
 			}
 		}
 	default:
-		return nil, 0, fmt.Errorf("%s: dtype %s, where float32 or float64 is needed", a.Path, a.Dtype)
+		return nil, 0, fmt.Errorf("%s: dtype %s, where float32 or float64 is needed", a.Path, a.StoredDtype())
 	}
 	return values, changed, nil
 }
@@ -237,7 +246,7 @@ func (a *Array) Float32s() (values []float32, changed int, err error) {
 // Words returns 4-byte elements (float32, int32, uint32) as raw 32-bit words.
 func (a *Array) Words() ([]uint32, error) {
 	if itemSize[a.Dtype] != 4 {
-		return nil, fmt.Errorf("%s: dtype %s, where a 4-byte type (float32, int32, uint32) is needed", a.Path, a.Dtype)
+		return nil, fmt.Errorf("%s: dtype %s, where a 4-byte type (float32, int32, uint32) is needed", a.Path, a.StoredDtype())
 	}
 	w := make([]uint32, a.Len())
 	for i := range w {
@@ -249,7 +258,7 @@ func (a *Array) Words() ([]uint32, error) {
 // Bytes returns 1-byte elements (uint8, bool).
 func (a *Array) Bytes() ([]byte, error) {
 	if itemSize[a.Dtype] != 1 {
-		return nil, fmt.Errorf("%s: dtype %s, where uint8 or bool is needed", a.Path, a.Dtype)
+		return nil, fmt.Errorf("%s: dtype %s, where uint8 or bool is needed", a.Path, a.StoredDtype())
 	}
 	return a.Data, nil
 }

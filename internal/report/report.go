@@ -5,8 +5,10 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,6 +121,8 @@ type Report struct {
 	N         int64   `json:"n"`
 	Params    string  `json:"params"` // the run's parameters, as the flags that set them (-op min -type int32)
 	Seed      int64   `json:"seed"`
+	Input     string  `json:"input,omitempty"` // the data files, where the input is not (only) drawn from the seed
+	FromFiles bool    `json:"-"`               // the input is wholly a file's: the seed plays no part
 	Reps      int     `json:"reps"`
 	CopyGBps  Num     `json:"copy_gb_per_s"`      // device-to-device copy, read + write, measured in this run
 	H2DMs     Num     `json:"h2d_ms"`             // copying the inputs to the device once
@@ -233,7 +237,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.Reps > 0 {
 		reps = strconv.Itoa(r.Reps)
 	}
-	fmt.Fprintf(w, "%s  %sn=%d  seed=%d  reps=%s  device: %s\n", r.Program, spaced(r.Params), r.N, r.Seed, reps, r.Device)
+	source := fmt.Sprintf("seed=%d", r.Seed)
+	switch {
+	case r.FromFiles:
+		source = "input: " + r.Input
+	case r.Input != "":
+		source += "  input: " + r.Input
+	}
+	fmt.Fprintf(w, "%s  %sn=%d  %s  reps=%s  device: %s\n", r.Program, spaced(r.Params), r.N, source, reps, r.Device)
 	if !math.IsNaN(float64(r.CopyGBps)) {
 		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
 	}
@@ -376,21 +387,34 @@ func WriteSVGFile(path string, reports []*Report) error {
 func writeFile(path, flag string, write func(io.Writer) error) error {
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".tmp-%d-%s", os.Getpid(), filepath.Base(path)))
 	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("%s %s: %v", flag, path, err)
+		return fmt.Errorf("%s %s: %v (what was there is kept)", flag, path, Cause(err))
 	}
 	return nil
+}
+
+// Cause is a file error without the path it names (a temporary file's, where the message is
+// about its target): "no space left on device".
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // ReadCSV reads what WriteCSV wrote back into reports, one a (program, params, n) in file order,
