@@ -83,6 +83,7 @@ extern "C" tc_status tc_razlika_make_plan(const tc_razlika_request *r, const tc_
         if (blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n, 4);
         break;
     }
+    if (out->lesson) p.bytes_moved = 0;  // it does not move what c = a - b must: no rate is claimed
     return TC_OK;
 }
 

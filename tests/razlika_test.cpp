@@ -250,6 +250,7 @@ TEST(Razlika, LessonPlans) {
     EXPECT_EQ(p.launch.threads, 1024);
     EXPECT_EQ(p.launch.blocks, 1);
     EXPECT_EQ(p.reach, 1024);
+    EXPECT_EQ(p.launch.bytes_moved, 0.0);  // a wrong run claims no rate
     ASSERT_EQ(TC_OK, plan(find("1"), 1000, 1024, 0, &d, &p));  // not named: -threads ignored, as ever
     EXPECT_EQ(p.lesson, 0);
     EXPECT_EQ(p.launch.threads, 1000);

@@ -72,9 +72,11 @@ func TestRazlikaLessonPlans(t *testing.T) {
 			t.Errorf("%s: %v", what, err)
 			continue
 		}
-		if pl.Threads != tt.wantThreads || (tt.wantBlocks != 0 && pl.Blocks != tt.wantBlocks) || pl.Lesson != tt.wantLesson || pl.Reach != tt.wantReach {
-			t.Errorf("%s: threads %d blocks %d lesson %v reach %d; want %d %d %v %d", what, pl.Threads, pl.Blocks, pl.Lesson, pl.Reach,
-				tt.wantThreads, tt.wantBlocks, tt.wantLesson, tt.wantReach)
+		if pl.Threads != tt.wantThreads || (tt.wantBlocks != 0 && pl.Blocks != tt.wantBlocks) || pl.Lesson != tt.wantLesson || pl.Reach != tt.wantReach ||
+			(pl.BytesMoved == 0) != tt.wantLesson { // a wrong run claims no rate
+
+			t.Errorf("%s: threads %d blocks %d lesson %v reach %d bytes %g; want %d %d %v %d", what, pl.Threads, pl.Blocks, pl.Lesson, pl.Reach,
+				pl.BytesMoved, tt.wantThreads, tt.wantBlocks, tt.wantLesson, tt.wantReach)
 		}
 	}
 }
