@@ -12,13 +12,16 @@ const tc_kernel k4[] = {tc::kernel("razlika_4", razlika_4)};
 const tc_kernel kbest[] = {tc::kernel("razlika_best", razlika_best)};
 
 const tc_variant variants[VARIANTS] = {
-    {"1", "one block, one thread per element, no bounds check",
-     "n <= 1024 (the block has exactly n threads); larger n: 3, 4 or best", "12n (read a, b; write c)", 0,
-     TC_KERNELS(k1)},
+    {"1", "one block, one thread per element, no bounds check (a block past n: the index may exceed)",
+     "n <= 1024 (a block of exactly n threads); named, a block of -threads != n, or of 1024 for larger n, runs as "
+     "the lecture's failure (WRONG); larger n: 3, 4 or best",
+     "12n (read a, b; write c)", 0, TC_KERNELS(k1)},
     {"2", "one block with a bounds check: threads >= n",
      "n <= threads <= 1024 (one block); larger n: 3, 4 or best", "12n", 0, TC_KERNELS(k2)},
-    {"3", "many blocks, one element per thread (global index)",
-     "blocks*threads >= n (blocks 0 = ceil(n/threads)); any n: 4 or best", "12n", 0, TC_KERNELS(k3)},
+    {"3", "many blocks, one element per thread (global index; a grid short of n: a wrong result)",
+     "blocks*threads >= n (blocks 0 = ceil(n/threads)); named, a smaller -blocks runs as the lecture's failure "
+     "(WRONG); any n: 4 or best",
+     "12n", 0, TC_KERNELS(k3)},
     {"4", "grid-stride loop: any grid covers any n (blocks 0 = one resident wave)", "any n", "12n", 0,
      TC_KERNELS(k4)},
     {"e4", "4 on unified (managed) memory: no explicit copies, pages migrate on demand", "any n", "12n",
@@ -40,25 +43,38 @@ extern "C" tc_status tc_razlika_make_plan(const tc_razlika_request *r, const tc_
     const int threads = p.threads, blocks = p.blocks;
     p.out_count = n;
     p.bytes_moved = 12.0 * double(n);
+    out->reach = n;
     switch (p.variant) {
-    case V1:
-        if (n > 1024) return TC_OUTSIDE_DOMAIN;
-        p.threads = int(n);
+    case V1: {
+        // the lesson: a block of the named threads (past n the index exceeds), or of the largest
+        // block where n is larger than a block can be (the lecture's <<<1, n>>> cannot launch)
+        const int asked = r->base.threads;
+        if (n <= 1024 && (!r->lesson || asked == 0 || asked == n)) {
+            p.threads = int(n);
+        } else {
+            if (!r->lesson) return TC_OUTSIDE_DOMAIN;
+            out->lesson = 1;
+            p.threads = asked ? asked : dev->max_threads_per_block;
+            out->reach = std::max<int64_t>(n, p.threads);
+        }
         p.blocks = 1;
         break;
+    }
     case V2:
         if (n > threads) return TC_OUTSIDE_DOMAIN;
         p.blocks = 1;
         break;
-    case V3:
-        if (blocks == 0) {
-            const int64_t need = tc::ceil_div(n, threads);
-            if (need > dev->max_grid_x) return TC_OUTSIDE_DOMAIN;
-            p.blocks = int(need);
-        } else if (int64_t(blocks) * threads < n) {
-            return TC_OUTSIDE_DOMAIN;
+    case V3: {
+        // the lesson: a grid short of n leaves the elements past blocks*threads unwritten (the
+        // bounds check keeps every write inside n)
+        const int64_t need = tc::ceil_div(n, threads);
+        if (blocks == 0) p.blocks = int(std::min<int64_t>(need, dev->max_grid_x));
+        if (p.blocks < need) {
+            if (!r->lesson) return TC_OUTSIDE_DOMAIN;
+            out->lesson = 1;
         }
         break;
+    }
     case V4:
     case VE4:
         if (blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n);
@@ -67,6 +83,7 @@ extern "C" tc_status tc_razlika_make_plan(const tc_razlika_request *r, const tc_
         if (blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n, 4);
         break;
     }
+    if (out->lesson) p.bytes_moved = 0;  // it does not move what c = a - b must: no rate is claimed
     return TC_OK;
 }
 

@@ -41,12 +41,43 @@ func TestFilesRoundTrip(t *testing.T) {
 	}
 }
 
+// Outside its domain 2 is refused (exit 2, with or without a GPU: the domain is host knowledge).
 func TestDomainRefusal(t *testing.T) {
-	if reason := clitest.NoGPU(); reason != "" {
-		t.Skip("no usable GPU: " + reason)
+	code, _, stderr := clitest.Run(t, "razlika", "-variant", "2", "-n", "5000")
+	if code != 2 || !strings.Contains(stderr, "n <= threads <= 1024") {
+		t.Errorf("razlika -variant 2 -n 5000: exit %d %q; want 2 and its domain", code, stderr)
 	}
-	code, _, stderr := clitest.Run(t, "razlika", "-variant", "1", "-n", "5000")
-	if code != 2 || !strings.Contains(stderr, "n <= 1024") {
-		t.Errorf("razlika -variant 1 -n 5000: exit %d %q; want 2 and its domain", code, stderr)
+}
+
+// 1 and 3 named past their domain run as the lecture's failure: no usage error (exit 3 without a
+// GPU); with one, the row says WRONG and counts what went wrong, and the exit status is 0 (as
+// redukcija's race). Under -variant all they are skipped as outside their domain.
+func TestLessonsRunWhenNamed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the row's note, with a GPU
+	}{
+		{[]string{"-variant", "1", "-n", "1000", "-threads", "1024"}, "24 elements written past n (guard words overwritten), 0 of 1000 left unwritten"},
+		{[]string{"-variant", "1", "-n", "5000", "-threads", "256"}, "0 elements written past n (guard words overwritten), 4744 of 5000 left unwritten"},
+		{[]string{"-variant", "3,4", "-n", "2^20", "-blocks", "7"}, "0 elements written past n (guard words overwritten), 1046784 of 1048576 left unwritten"},
+	} {
+		args := append(c.args, "-reps", "3")
+		code, stdout, stderr := clitest.Run(t, "razlika", args...)
+		if reason := clitest.NoGPU(); reason != "" {
+			if code != 3 {
+				t.Errorf("razlika %v without a GPU: exit %d %q; want 3 (no GPU), not a refusal", c.args, code, stderr)
+			}
+			continue
+		}
+		if code != 0 || !strings.Contains(stdout, "WRONG") || !strings.Contains(stdout, c.want) {
+			t.Errorf("razlika %v: exit %d\n%s%s\nwant 0, WRONG and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	if clitest.NoGPU() != "" {
+		return
+	}
+	code, stdout, stderr := clitest.Run(t, "razlika", "-variant", "all", "-n", "5000", "-reps", "3")
+	if code != 0 || strings.Contains(stdout, "WRONG") || !strings.Contains(stdout, "outside domain: n <= 1024") {
+		t.Errorf("razlika -variant all -n 5000: exit %d\n%s%s\nwant 0, 1 skipped, no WRONG", code, stdout, stderr)
 	}
 }

@@ -131,7 +131,7 @@ func TestDomainNeedsNoGPU(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"razlika", []string{"-variant", "1", "-n", "2000"}},
+		{"razlika", []string{"-variant", "2", "-n", "2000"}},
 		{"redukcija", []string{"-op", "argmax", "-variant", "bm"}},
 		{"prefiks", []string{"-variant", "warp", "-n", "33"}},
 	} {

@@ -5,29 +5,45 @@ package gpu
 */
 import "C"
 
+import "fmt"
+
 // Razlika is c = a - b (cuda/razlika.cu).
 var Razlika = register(C.tc_razlika_program())
 
 // RazlikaPlan is a resolved razlika launch.
 type RazlikaPlan struct {
 	Launch
-	c C.tc_razlika_plan
+	// Lesson: the run is the lecture's failure (1 or 3 past its domain): c is wrong, written past
+	// n or left unwritten
+	Lesson bool
+	// Reach is the elements of a, b and c the launch indexes (N, or more in a lesson): each buffer
+	// holds Reach, and c's words past N are guard words
+	Reach int64
+	c     C.tc_razlika_plan
 }
 
 // PlanRazlika checks the request against the variant's domain and resolves threads and blocks;
-// outside the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
-func (d *Device) PlanRazlika(r Request) (*RazlikaPlan, error) {
+// outside the domain the error wraps ErrOutsideDomain, except that with lesson (the variant
+// named, not run as one of all) 1 and 3 run past theirs as the lecture's failure. A nil device
+// plans for NoGPUProfile.
+func (d *Device) PlanRazlika(r Request, lesson bool) (*RazlikaPlan, error) {
 	pl := &RazlikaPlan{}
-	req := C.tc_razlika_request{base: r.c()}
+	req := C.tc_razlika_request{base: r.c(), lesson: cbool(lesson)}
 	desc := d.described()
 	if err := planError(Razlika, r, C.tc_razlika_make_plan(&req, &desc, &pl.c)); err != nil {
 		return nil, err
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
+	pl.Lesson, pl.Reach = pl.c.lesson != 0, int64(pl.c.reach)
 	return pl, nil
 }
 
-// RunRazlika launches c = a - b.
+// RunRazlika launches c = a - b; a, b and c hold pl.Reach elements.
 func RunRazlika(pl *RazlikaPlan, a, b, c *Buffer) error {
+	for _, buf := range []*Buffer{a, b, c} {
+		if buf.Bytes() < 4*pl.Reach {
+			return fmt.Errorf("launching razlika %s: a buffer of %d bytes, the launch reaches %d elements", pl.Variant.Name, buf.Bytes(), pl.Reach)
+		}
+	}
 	return check("launching razlika "+pl.Variant.Name, C.tc_razlika_run(&pl.c, a.floats(), b.floats(), c.floats(), nil))
 }

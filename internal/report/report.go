@@ -146,7 +146,8 @@ func (r *Report) Note(format string, args ...interface{}) {
 }
 
 // Derive fills GB/s, % of copy and speed-ups from the times. Speed-ups are against the
-// Baseline variant, or, where it is outside its domain, the first variant that ran.
+// Baseline variant, or, where it did not run or ran as a counter-example (wrong by design), the
+// first variant that ran and is not one.
 func (r *Report) Derive() {
 	timed := func(row Row) float64 { // what speed-ups compare
 		if r.WorkOnly && !math.IsNaN(float64(row.KernelMs)) {
@@ -159,7 +160,7 @@ func (r *Report) Derive() {
 	}
 	base, named := math.NaN(), r.Baseline
 	for _, row := range r.Rows {
-		if row.Refused == "" && (row.Variant == named || math.IsNaN(base)) {
+		if row.Refused == "" && !row.CounterExample && (row.Variant == named || math.IsNaN(base)) {
 			base, r.Baseline = timed(row), row.Variant
 			if row.Variant == named {
 				break

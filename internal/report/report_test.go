@@ -68,6 +68,19 @@ func TestSpeedUpFallsBackToTheFirstVariantThatRan(t *testing.T) {
 	}
 }
 
+// A counter-example (razlika 1 named past its domain: the lecture's failure) is no baseline.
+func TestSpeedUpIsNeverAgainstACounterExample(t *testing.T) {
+	r := &Report{CopyGBps: 1, Baseline: "1", Rows: []Row{
+		{Variant: "1", KernelMs: 1, TotalMs: 1, Bytes: 1, CounterExample: true},
+		{Variant: "4", KernelMs: 1, TotalMs: 6, Bytes: 1},
+		{Variant: "best", KernelMs: 1, TotalMs: 2, Bytes: 1},
+	}}
+	r.Derive()
+	if r.Baseline != "4" || r.Rows[2].SpeedUp != 3 || len(r.extra) != 1 {
+		t.Fatalf("baseline %q, speed-up %v, notes %v", r.Baseline, r.Rows[2].SpeedUp, r.extra)
+	}
+}
+
 // The step column is the speed-up over the row above (refused rows skipped); a counter-example
 // that is wrong says WRONG and does not fail the report; no bytes counted means no GB/s.
 func TestStepCounterExampleAndUncountedBytes(t *testing.T) {
