@@ -333,11 +333,9 @@ TEST(Redukcija, SubnormalSums) {
     std::mt19937_64 rng(77);
     for (double &x : in.a) x = double(float(std::ldexp(double(rng() % 1000 + 1), -140)));  // 2^-140 .. 1000 x 2^-140
     const int atomic = find("atomic");
-    int checked = 0;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (tc_op op : {TC_SUM, TC_MEAN})
-            if (v != atomic) check(v, in, op, 256), ++checked;
-    EXPECT_GE(checked, 2 * (tc_variant_count(kProgram) - 1));
+            if (v != atomic) check(v, in, op, 256);
     const Input tiny{TC_FLOAT32, std::vector<double>(65537, double(1e-41f)), std::vector<double>(65537, 1.0)};
     const Reference ref = reference(tiny, TC_SUM);
     const Outcome r = run(atomic, tiny, TC_SUM, 256);
