@@ -1,7 +1,8 @@
 // redukcija: every reduction the course teaches, in its order. First the PyCUDA lecture (the
 // race, atomics, one block with static and dynamic shared memory, many blocks and a finishing
 // launch), then Harris's "Optimizing Parallel Reduction" (reduce0..reduce6 as cuda-samples
-// numbers them, and reduce7 with warp shuffles). Every kernel takes the operator as a template
+// numbers them, and reduce7 with warp shuffles), then seed 003's global synchronisation done right
+// (cg: one cooperative launch with grid.sync()). Every kernel takes the operator as a template
 // parameter (the lecture's exercise: change min to max, then to sum); norm and dot are sums of
 // x^2 and a*b (the element map, chosen at run time). Beyond the lecture: best (one launch,
 // deterministic, every operator with argmin/argmax, norms that never overflow: reduce_best.cuh)
@@ -11,6 +12,7 @@
 #include "reduce_best.cuh"
 #include "tecaj/redukcija.h"
 #include <cmath>
+#include <cooperative_groups.h>
 #include <cuda/atomic>
 #include <cstring>
 #include <cub/device/device_reduce.cuh>
@@ -304,6 +306,17 @@ __device__ __forceinline__ A warp_shuffle_reduce(A v) {
         return v;
     }
 }
+// The block's values through the shuffles: each warp in registers, the warps' values through 32
+// words of shared memory, the first warp over those. Valid in thread 0; a barrier before reusing warps.
+template <typename A, typename Op>
+__device__ __forceinline__ A shuffle_block_reduce(A v, A *warps) {
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warp_shuffle_reduce<A, Op>(v);
+    if (lane == 0) warps[warp] = v;
+    __syncthreads();
+    if (warp == 0) v = warp_shuffle_reduce<A, Op>(lane < blockDim.x / 32 ? warps[lane] : tc::identity<A, Op>());
+    return v;
+}
 template <typename In, typename A, typename Op>
 __global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
     __shared__ A warps[32];
@@ -313,14 +326,29 @@ __global__ void reduce_r7(Source<In, A> src, A *out, int64_t n) {
         v = Op()(v, src(i));
         if (i + blockDim.x < n) v = Op()(v, src(i + blockDim.x));
     }
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = warp_shuffle_reduce<A, Op>(v);
-    if (lane == 0) warps[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = warp_shuffle_reduce<A, Op>(lane < blockDim.x / 32 ? warps[lane] : tc::identity<A, Op>());
-        if (lane == 0) out[blockIdx.x] = v;
-    }
+    v = shuffle_block_reduce<A, Op>(v, warps);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+// ---- seed 003's global synchronisation ---------------------------------------------------
+
+// cg: one launch. Seed 003: "CUDA has no global synchronisation, so the reduction recurses through
+// launches": true of plain launches; a cooperative launch (CUDA 9+) keeps every block resident, so
+// grid.sync() is a barrier of the grid: each block writes its partial, grid.sync(), block 0 reduces them.
+template <typename In, typename A, typename Op>
+__global__ void reduce_cg(Source<In, A> src, A *partials, A *out, int64_t n) {
+    __shared__ A warps[32];
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    A v = tc::identity<A, Op>();
+    for (int64_t i = int64_t(grid.thread_rank()); i < n; i += int64_t(grid.size())) v = Op()(v, src(i));
+    v = shuffle_block_reduce<A, Op>(v, warps);
+    if (threadIdx.x == 0) partials[blockIdx.x] = v;
+    grid.sync();
+    if (blockIdx.x != 0) return;
+    v = tc::identity<A, Op>();
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) v = Op()(v, partials[i]);
+    v = shuffle_block_reduce<A, Op>(v, warps);
+    if (threadIdx.x == 0) *out = v;
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ cudaError_t cub_reduce(void *temp, size_t &bytes, const T *a, const T *b, Map ma
 
 // ---- variants -----------------------------------------------------------------------------
 
-enum { VRACE, VATOMIC, VB1, VB1D, VBM, VR0, VR1, VR2, VR3, VR4, VR5, VR6, VR7, VBEST, VCUB, VARIANTS };
+enum { VRACE, VATOMIC, VB1, VB1D, VBM, VR0, VR1, VR2, VR3, VR4, VR5, VR6, VR7, VCG, VBEST, VCUB, VARIANTS };
 
 Map map_of(tc_op op) { return op == TC_NORM ? SQUARE : op == TC_DOT ? PRODUCT : IDENTITY; }
 bool is_arg(tc_op op) { return op == TC_ARGMIN || op == TC_ARGMAX; }
@@ -107,6 +107,7 @@ tc_status with_map(tc_op op, F &&f) {
 #define TC_K_R3(In, A, Op, N) tc::kernel("reduce_r3<" N ">", reduce_r3<In, A, Op>)
 #define TC_K_R4(In, A, Op, N) tc::kernel("reduce_r4<" N ">", reduce_r4<In, A, Op>)
 #define TC_K_R7(In, A, Op, N) tc::kernel("reduce_r7<" N ">", reduce_r7<In, A, Op>)
+#define TC_K_CG(In, A, Op, N) tc::kernel("reduce_cg<" N ">", reduce_cg<In, A, Op>)
 #define TC_K_BLOCKS(K, In, A, Op, N)                                                                        \
     tc::kernel(#K "<32," N ">", K<32, In, A, Op>), tc::kernel(#K "<64," N ">", K<64, In, A, Op>),           \
         tc::kernel(#K "<128," N ">", K<128, In, A, Op>), tc::kernel(#K "<256," N ">", K<256, In, A, Op>), \
@@ -129,6 +130,7 @@ const tc_kernel kr4[] = {TC_RED_ALL(TC_K_R4)};
 const tc_kernel kr5[] = {TC_RED_ALL(TC_K_R5)};
 const tc_kernel kr6[] = {TC_RED_ALL(TC_K_R6)};
 const tc_kernel kr7[] = {TC_RED_ALL(TC_K_R7)};
+const tc_kernel kcg[] = {TC_RED_FIRST(TC_K_CG)};
 const tc_kernel kbest[] = {
     TC_K_BEST(float, float, tc::Sum, IDENTITY, "f32,sum"), TC_K_BEST(float, double, tc::Sum, SQUARE, "f32,norm in f64"),
     TC_K_BEST(float, double, tc::Sum, PRODUCT, "f32,dot in f64"), TC_K_BEST(float, float, tc::Min, IDENTITY, "f32,min"),
@@ -156,8 +158,8 @@ const tc_variant variants[VARIANTS] = {
      "a lower bound: read n elements",
      TC_COUNTER_EXAMPLE, TC_KERNELS(krace)},
     {"atomic", "every thread combines every element atomically into one result: right, but serialised",
-     "n <= 2^24 (every update waits on one address); not argmin/argmax; float32 atomic adds flush subnormal operands "
-     "and results to zero (its bound allows 2^-126 an element)", "read n elements", 0, TC_KERNELS(katomic)},
+     "n <= 2^24 (every update waits on one address); not argmin/argmax; float32: the hardware's float atomic add "
+     "flushes subnormal operands and results to zero (a sum of subnormals comes out 0, and its check fails)", "read n elements", 0, TC_KERNELS(katomic)},
     {"b1", "one block, static shared memory, the halving loop (find_min)",
      "n <= threads (one block, one element a thread); threads a power of two; larger n: bm, r0..r7, best",
      "read n elements", kLecture, TC_KERNELS(kb1)},
@@ -181,6 +183,10 @@ const tc_variant variants[VARIANTS] = {
      "read n elements (+ the partials)", kLecture, TC_KERNELS(kr6)},
     {"r7", "warp shuffles instead of the shared-memory tree (__reduce_min/max_sync for int32)", kAnyN,
      "read n elements (+ the partials)", 0, TC_KERNELS(kr7)},
+    {"cg", "one cooperative launch: blocks reduce grid-stride shares to partials, grid.sync(), block 0 reduces the partials",
+     "blocks <= those resident at once (the occupancy query x SMs; -blocks 0 takes one resident wave, fewer where n needs "
+     "fewer); a GPU with cooperative launch; any n; ops sum, min, max, mean, norm, dot (argmin/argmax: best, cub, cpu)",
+     "read n elements (+ the partials)", 0, TC_KERNELS(kcg)},
     {"best", "one launch: 16-byte loads, 4 in flight, block_reduce, fixed-order combine (deterministic); norm/dot of float32 in float64",
      "any n, every op; its own grid, blocks of 256 or 512 threads (-threads 0 chooses: 512 where one block an SM covers n)", "read n elements (dot: 2n)", TC_OWN_GRID,
      TC_KERNELS(kbest)},
@@ -246,6 +252,19 @@ tc_status lecture_run(const tc_redukcija_plan &p, const T *a, const T *b, A *out
                       cudaStream_t s) {
     const int v = p.launch.variant, t = p.launch.threads;
     const Source<T, A> src{a, b, map_of(p.op)};
+    if (v == VCG) {
+        int device = 0, cooperative = 0;
+        TC_TRY(cudaGetDevice(&device));
+        TC_TRY(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+        if (!cooperative) return tc::status(cudaErrorNotSupported);  // (its plan refuses such a GPU)
+        Source<T, A> source = src;
+        A *partials = static_cast<A *>(scratch);
+        int64_t n = p.launch.n;
+        void *args[] = {&source, &partials, &out, &n};
+        TC_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(reduce_cg<T, A, Op>), dim3(p.launch.blocks),
+                                           dim3(t), args, 0, s));
+        return TC_OK;
+    }
     if (v == VRACE || v == VATOMIC) {
         reduce_init<A, Op><<<1, 1, 0, s>>>(out);
         TC_LAUNCHED();
@@ -317,6 +336,32 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
         }));
         p.scratch_bytes = tc::best_scratch(p.blocks);  // the epoch, the partials (<= 16 bytes) and their tags
         out->depth = tc::best_depth(n, p.blocks, p.threads);
+        return TC_OK;
+    }
+    case VCG: {
+        // one cooperative launch: every block resident at once (the occupancy query for its
+        // kernel; an emulated device: the same rules on the profile's limits), on a GPU that has it
+        int device = 0, cooperative = 1;
+        if (dev->profile[0] == 0 && cudaGetDevice(&device) == cudaSuccess)
+            (void)cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
+        (void)cudaGetLastError();  // (no GPU: the run finds out)
+        if (!cooperative) return TC_OUTSIDE_DOMAIN;
+        const void *kernel = nullptr;
+        dispatch<false>(r->type, r->op, [&](auto t, auto a, auto op) -> tc_status {
+            kernel = reinterpret_cast<const void *>(reduce_cg<typename decltype(t)::type, typename decltype(a)::type, decltype(op)>);
+            return TC_OK;
+        });
+        const int64_t resident = int64_t(dev->multiprocessors) * tc::resident_blocks(*dev, threads, kernel);
+        if (p.blocks > resident) {
+            p.blocks = int(resident);  // (the most it takes, for the caller's message)
+            return TC_OUTSIDE_DOMAIN;
+        }
+        if (p.blocks == 0) p.blocks = tc::wave_blocks(*dev, threads, n, 1, kernel);
+        p.scratch_bytes = tc::align256(acc * size_t(p.blocks));  // the partials
+        p.bytes_moved += double(acc) * double(p.blocks);
+        // a thread's grid-stride run and the block's tree, then block 0's run over the partials and its tree
+        out->depth = tc::ceil_div(n, int64_t(p.blocks) * threads) + tree + tc::ceil_div(p.blocks, threads) + tree;
+        p.launches = 1;
         return TC_OK;
     }
     case VCUB: {
@@ -456,7 +501,7 @@ extern "C" double tc_redukcija_tolerance(const tc_redukcija_plan *p, double sum_
     const double u = p->accumulator == TC_FLOAT32 ? 0x1p-24 : 0x1p-53;
     const bool exact_products = p->type == TC_FLOAT32 && p->accumulator == TC_FLOAT64;
     const double h = double(p->depth) + (p->op == TC_NORM || p->op == TC_DOT ? (exact_products ? 0 : 1) : 0);
-    // float32 atomic adds flush subnormal operands and results to zero: less than 2^-126 each
-    const double flushed = p->launch.variant == VATOMIC && p->accumulator == TC_FLOAT32 ? double(p->launch.n) * 0x1p-126 : 0;
-    return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * sum_abs + flushed;
+    // (nothing for subnormals that float32 atomics flush to zero: rounding is bounded, a flushed
+    // sum of subnormals is wrong, and its row fails; docs/redukcija.md says why)
+    return h * u >= 1 ? INFINITY : h * u / (1 - h * u) * sum_abs;
 }

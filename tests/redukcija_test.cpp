@@ -322,24 +322,71 @@ TEST(Redukcija, BestAtGridsOfTwoTo129Blocks) {
         }
 }
 
-// Subnormal float32 inputs: every variant's sum within its bound, the atomic row's too (its
-// float32 atomic adds flush subnormals to zero, which its bound allows: 2^-126 an element; the row
-// returned 0 against a sum of 4e-36 and failed its own check). The bound is no looser elsewhere.
+// Subnormal float32 inputs: every variant's sum within its bound but atomic's. The hardware's
+// float32 atomic add flushes subnormal operands to zero (PTX atom.add.f32), so 65,537 x 1e-41
+// (6.6e-37) comes out 0; its bound is rounding's alone (nothing is allowed for flushing), far
+// below the sum, so the 0 fails its check, as the row does.
 TEST(Redukcija, SubnormalSums) {
     REQUIRE_GPU();
     const int64_t n = 4099;
     Input in{TC_FLOAT32, std::vector<double>(n), std::vector<double>(n, 1.0)};
     std::mt19937_64 rng(77);
     for (double &x : in.a) x = double(float(std::ldexp(double(rng() % 1000 + 1), -140)));  // 2^-140 .. 1000 x 2^-140
+    const int atomic = find("atomic");
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
-        for (tc_op op : {TC_SUM, TC_MEAN}) check(v, in, op, 256);
-    tc_redukcija_plan atomic{}, r0{};
+        for (tc_op op : {TC_SUM, TC_MEAN})
+            if (v != atomic) check(v, in, op, 256);
+    const Input tiny{TC_FLOAT32, std::vector<double>(65537, double(1e-41f)), std::vector<double>(65537, 1.0)};
+    const Reference ref = reference(tiny, TC_SUM);
+    const Outcome r = run(atomic, tiny, TC_SUM, 256);
+    ASSERT_FALSE(r.refused);
+    const double tol = tc_redukcija_tolerance(&r.plan, ref.sum_abs);
+    EXPECT_EQ(r.result.value, 0.0) << "atomic's float32 sum of 65537 x 1e-41: the hardware no longer flushes? "
+                                      "Then atomic's domain and docs/redukcija.md must say otherwise";
+    EXPECT_LT(tol, double(ref.sum) / 100) << "atomic's bound must refuse a flushed sum";
+    EXPECT_GT(std::fabs(r.result.value - double(ref.sum)), tol) << "atomic's 0 within its bound";
+    tc_redukcija_plan plan{};
     const tc_device d = fake_device();
-    const tc_redukcija_request ra{{find("atomic"), n, 256, 0}, TC_SUM, TC_FLOAT32}, rr{{find("r0"), n, 256, 0}, TC_SUM, TC_FLOAT32};
-    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&ra, &d, &atomic));
-    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&rr, &d, &r0));
-    EXPECT_GE(tc_redukcija_tolerance(&atomic, 0), double(n) * 0x1p-126);
-    EXPECT_EQ(tc_redukcija_tolerance(&r0, 0), 0);
+    const tc_redukcija_request req{{atomic, n, 256, 0}, TC_SUM, TC_FLOAT32};
+    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &plan));
+    EXPECT_EQ(tc_redukcija_tolerance(&plan, 0), 0) << "no allowance for flushed subnormals";
+}
+
+// cg at the sizes of its done-when, every operator and type it covers, on the grid -blocks 0 takes
+// (a resident wave, fewer where n needs fewer), on one block, on 7 and on the most it takes: all
+// resident at once (the occupancy query). One block more is refused, the most left in the plan.
+TEST(Redukcija, CgEveryOperatorAndTypeInOneCooperativeLaunch) {
+    REQUIRE_GPU();
+    const int cg = find("cg");
+    const tc_device d = device();
+    const std::vector<int64_t> sizes = up_to_max_n({1, 33, (1 << 20) + 3, (1 << 24) + 1});
+    int checked = 0;
+    uint64_t seed = 4242;
+    for (int type = 0; type < 3; ++type)
+        for (tc_op op : {TC_SUM, TC_MIN, TC_MAX, TC_MEAN, TC_NORM, TC_DOT}) {
+            tc_redukcija_plan p;
+            const tc_redukcija_request large{{cg, int64_t(1) << 30, 256, 0}, op, tc_dtype(type)};
+            ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&large, &d, &p));
+            const int most = p.launch.blocks;  // a resident wave
+            const tc_redukcija_request over{{cg, int64_t(1) << 30, 256, most + 1}, op, tc_dtype(type)};
+            EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_redukcija_make_plan(&over, &d, &p)) << most + 1 << " blocks";
+            EXPECT_EQ(p.launch.blocks, most) << "the most blocks, left in the refused plan";
+            for (int64_t n : sizes) {
+                const Input in = random_input(tc_dtype(type), n, ++seed);
+                for (int blocks : {0, 1, 7, most}) {
+                    const tc_redukcija_request req{{cg, n, 256, blocks}, op, tc_dtype(type)};
+                    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &p)) << describe(cg, op, tc_dtype(type), n, 256) << " blocks " << blocks;
+                    check(cg, in, op, 256, blocks);
+                    ++checked;
+                }
+            }
+        }
+    EXPECT_EQ(checked, 18 * 4 * int(sizes.size()));
+    for (tc_op op : {TC_ARGMIN, TC_ARGMAX}) {
+        tc_redukcija_plan p;
+        const tc_redukcija_request req{{cg, 1000, 256, 0}, op, TC_FLOAT32};
+        EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_redukcija_make_plan(&req, &d, &p)) << kOps[op];
+    }
 }
 
 TEST(Redukcija, Int32SumsPastTwoToThe31) {
@@ -447,6 +494,20 @@ TEST(Redukcija, DomainsWithoutGPU) {
     EXPECT_EQ(p.depth, 21);
     ASSERT_EQ(TC_OK, plan("atomic", 1 << 20, TC_SUM));
     EXPECT_EQ(p.depth, 1 << 20);
+    // cg: one cooperative launch of at most the blocks resident at once (here the fake H100's 132
+    // SMs times what an SM holds of 256 threads: 8, fewer where the device's occupancy query says so)
+    ASSERT_EQ(TC_OK, plan("cg", (int64_t(1) << 24) + 1, TC_SUM));
+    const int most = p.launch.blocks;
+    EXPECT_TRUE(most >= 132 && most <= 132 * 8 && most % 132 == 0) << most;
+    EXPECT_EQ(p.launch.launches, 1);
+    EXPECT_GE(p.launch.scratch_bytes, size_t(most) * 4);
+    EXPECT_EQ(p.depth, tc::ceil_div((int64_t(1) << 24) + 1, int64_t(most) * 256) + 8 + tc::ceil_div(most, 256) + 8);
+    EXPECT_EQ(TC_OK, plan("cg", (int64_t(1) << 24) + 1, TC_SUM, 256, most));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("cg", (int64_t(1) << 24) + 1, TC_SUM, 256, most + 1));
+    EXPECT_EQ(p.launch.blocks, most);  // the most it takes, for the message
+    ASSERT_EQ(TC_OK, plan("cg", 1000, TC_MAX, 96));  // threads a multiple of 32, as r7
+    EXPECT_EQ(p.launch.blocks, 11);
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("cg", 1000, TC_ARGMAX));
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_make_plan(nullptr, &d, &p));
 }
 

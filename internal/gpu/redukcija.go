@@ -6,6 +6,7 @@ package gpu
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -52,12 +53,16 @@ func (pl *RedukcijaPlan) ResultBytes() [][2]int {
 const ReductionOutBytes = C.TC_REDUKCIJA_OUT_BYTES
 
 // PlanRedukcija checks the request against the variant's domain and plans the reduction; outside
-// the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
+// the domain the error wraps ErrOutsideDomain (and names the most blocks, where there were too
+// many: cg's co-resident grid). A nil device plans for NoGPUProfile.
 func (d *Device) PlanRedukcija(r ReductionRequest) (*RedukcijaPlan, error) {
 	pl := &RedukcijaPlan{Op: r.Op, Type: r.Type}
 	req := C.tc_redukcija_request{base: r.c(), op: C.tc_op(r.Op), _type: C.tc_dtype(r.Type)}
 	desc := d.described()
 	if err := planError(Redukcija, r.Request, C.tc_redukcija_make_plan(&req, &desc, &pl.c)); err != nil {
+		if most := int(pl.c.launch.blocks); errors.Is(err, ErrOutsideDomain) && most > 0 && most < r.Blocks {
+			return nil, fmt.Errorf("%w (-op %s -type %s): at most %d blocks of %d threads here", err, r.Op, r.Type, most, pl.c.launch.threads)
+		}
 		return nil, fmt.Errorf("%w (-op %s -type %s)", err, r.Op, r.Type)
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)

@@ -32,6 +32,9 @@ type ReductionReference struct {
 	Exact   int64   // int32 inputs: the int64 sum (two's complement, as the device wraps)
 	Extreme float64 // min or max: the first NaN, else the smallest (largest)
 	Index   int64   // its index: the first NaN's, else the first among equal values
+	// Subnormal counts the mapped elements that are nonzero and below float32's smallest normal
+	// (2^-126) in magnitude: the terms float32 atomics flush to zero (the check's note names them)
+	Subnormal int64
 }
 
 // Reference computes the reference of op over a (and b for dot); values are float64 images of
@@ -59,6 +62,9 @@ func fold(op string, a, b []float64, compensated bool) ReductionReference {
 		}
 		sum.add(m)
 		r.SumAbs += math.Abs(m)
+		if m != 0 && math.Abs(m) < 0x1p-126 {
+			r.Subnormal++
+		}
 		if r.Index < 0 || (!math.IsNaN(r.Extreme) && (math.IsNaN(x) || (less && x < r.Extreme) || (!less && x > r.Extreme))) {
 			r.Index, r.Extreme = int64(i), x
 		}
@@ -78,7 +84,10 @@ type ReductionCheck struct {
 	Note             string
 }
 
-// CheckReduction checks value (and exact, index) for op over n elements of typ.
+// CheckReduction checks value (and exact, index) for op over n elements of typ. The bound is
+// the caller's, for rounding alone: nothing is allowed for subnormals a variant flushes (float32
+// atomics), so a float32 sum of subnormals that comes out 0 fails, its note saying how many terms
+// were subnormal.
 func CheckReduction(op, typ string, n int64, value float64, exact, index int64, ref ReductionReference, tol float64) ReductionCheck {
 	switch {
 	case op == "argmin" || op == "argmax":
@@ -111,7 +120,11 @@ func CheckReduction(op, typ string, n int64, value float64, exact, index int64, 
 	if scale == 0 {
 		scale = 1
 	}
-	return ReductionCheck{Error: diff / scale, Tolerance: bound / scale, Pass: ok, Note: noteIf(!ok, "got %g, want %g", value, want)}
+	note := noteIf(!ok, "got %g, want %g", value, want)
+	if !ok && typ == "float32" && ref.Subnormal > 0 {
+		note += fmt.Sprintf(" (%d of the terms are float32 subnormals: float atomics flush them to zero)", ref.Subnormal)
+	}
+	return ReductionCheck{Error: diff / scale, Tolerance: bound / scale, Pass: ok, Note: note}
 }
 
 func b2f(b bool) float64 {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +72,37 @@ func TestReduceCPUAgreesWithTheReference(t *testing.T) {
 		if !c.Pass {
 			t.Errorf("%s: %+v", op, c)
 		}
+	}
+}
+
+// A float32 sum of subnormals that comes out 0 (float32 atomics flush them) fails: the bound is
+// rounding's alone (gamma(n) sum |x|, here far below the sum), with nothing allowed for flushing,
+// and the note counts the subnormal terms. The same sum kept whole passes; a sum with one
+// subnormal term among normal ones loses less than its bound and passes too.
+func TestCheckRefusesAFlushedSubnormalSum(t *testing.T) {
+	const n = 65537
+	a := make([]float64, n)
+	for i := range a {
+		a[i] = float64(float32(1e-41))
+	}
+	ref := Reference("sum", a, nil)
+	tol := gamma(n, 0x1p-24) * ref.SumAbs
+	if ref.Subnormal != n || !(ref.Sum > 6.5e-37 && ref.Sum < 6.6e-37) || !(tol < ref.Sum/100) {
+		t.Fatalf("reference %+v, bound %g: want 65537 subnormal terms summing to 6.55e-37, a bound far below it", ref, tol)
+	}
+	c := CheckReduction("sum", "float32", n, 0, 0, -1, ref, tol)
+	if c.Pass || !strings.Contains(c.Note, "65537 of the terms are float32 subnormals") {
+		t.Errorf("0 for a sum of 65537 x 1e-41: %+v, want a failure naming the subnormal terms", c)
+	}
+	if c := CheckReduction("mean", "float32", n, 0, 0, -1, Reference("mean", a, nil), tol); c.Pass {
+		t.Errorf("a mean of 0 for 65537 x 1e-41 passed: %+v", c)
+	}
+	if c := CheckReduction("sum", "float32", n, ref.Sum, 0, -1, ref, tol); !c.Pass {
+		t.Errorf("the right sum of subnormals rejected: %+v", c)
+	}
+	mixed := []float64{1, float64(float32(1e-41)), 0.5}
+	ref = Reference("sum", mixed, nil)
+	if c := CheckReduction("sum", "float32", 3, 1.5, 0, -1, ref, gamma(3, 0x1p-24)*ref.SumAbs); !c.Pass || ref.Subnormal != 1 {
+		t.Errorf("a subnormal flushed from 1.5 (a loss far below the bound) rejected: %+v (reference %+v)", c, ref)
 	}
 }

@@ -43,6 +43,8 @@ typedef struct {
 /* Bytes of device memory the run writes its result into (out). */
 #define TC_REDUKCIJA_OUT_BYTES 16
 
+/* TC_OUTSIDE_DOMAIN for more blocks than the variant takes on the device (cg: those resident at
+ * once) leaves the most it takes in out->launch.blocks. */
 tc_status tc_redukcija_make_plan(const tc_redukcija_request *request, const tc_device *device, tc_redukcija_plan *out);
 /* a: n elements of the plan's type; b: the second vector for dot (else ignored, may be NULL);
  * out: TC_REDUKCIJA_OUT_BYTES of device memory; scratch: plan.launch.scratch_bytes. */
