@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tecaj/internal/gpu"
+	"tecaj/internal/multi"
 	"tecaj/internal/report"
 )
 
@@ -45,6 +46,7 @@ type Options struct {
 	// -gpus N, or -rank R -nranks P -coordinator HOST:PORT: best over several GPUs (Command.Multi)
 	GPUs, Rank, NRanks int
 	Coordinator        string
+	Launch             multi.Launch // the launcher that set -nranks and -rank (mpiexec, srun); From "" where none
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -295,10 +297,11 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	}
 	if o.multi() { // NCCL and the GPUs first, before any row runs
 		if err := preflightMulti(o); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			if gpu.NoGPU(err) {
+				fmt.Fprintf(stderr, "%s: %s.\n", c.name(), gpu.NoGPUReason(err))
 				return nil, ExitNoGPU
 			}
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			return nil, ExitUsage
 		}
 	}

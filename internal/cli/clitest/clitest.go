@@ -95,7 +95,14 @@ func Commands(t *testing.T) []string {
 // Run runs a command and returns its exit code, stdout and stderr.
 func Run(t *testing.T, name string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return RunEnv(t, nil, name, args...)
+}
+
+// RunEnv is Run with env ("KEY=value") added to this process's environment.
+func RunEnv(t *testing.T, env []string, name string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(Bin(t), name), args...)
+	cmd.Env = append(os.Environ(), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
