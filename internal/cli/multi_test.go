@@ -103,8 +103,9 @@ func TestMultiGPU(t *testing.T) {
 	}
 }
 
-// -nranks: two processes on this host, one GPU each where there are two (else both on GPU 0),
-// meeting at a coordinator on localhost: rank 0 reports a passing row, rank 1 says it passed.
+// -nranks: two processes on this host, one GPU each, meeting at a coordinator on localhost: rank
+// 0 reports a passing row, rank 1 says it passed; given by flags, and as a launcher gives them
+// (OpenMPI's and Slurm's variables, the coordinator from TECAJ_COORDINATOR).
 func TestMultiProcess(t *testing.T) {
 	if reason := clitest.NoGPU(); reason != "" {
 		t.Skip("no usable GPU: " + reason)
@@ -118,23 +119,36 @@ func TestMultiProcess(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	for _, prog := range []string{"redukcija", "prefiks"} {
-		var wg sync.WaitGroup
-		outs := make([]string, 2)
-		codes := make([]int, 2)
-		for rank := 0; rank < 2; rank++ {
-			wg.Add(1)
-			go func(rank int) {
-				defer wg.Done()
-				var errOut string
-				codes[rank], outs[rank], errOut = clitest.Run(t, prog, "-nranks", "2", "-rank", fmt.Sprint(rank), "-coordinator", addr,
-					"-n", "1000003", "-reps", "2")
-				outs[rank] += errOut
-			}(rank)
+	launch := func(how string, rank int) (env, args []string) {
+		switch how {
+		case "OpenMPI":
+			return []string{"OMPI_COMM_WORLD_SIZE=2", fmt.Sprint("OMPI_COMM_WORLD_RANK=", rank), "OMPI_COMM_WORLD_LOCAL_SIZE=2",
+				fmt.Sprint("OMPI_COMM_WORLD_LOCAL_RANK=", rank), "TECAJ_COORDINATOR=" + addr}, nil
+		case "Slurm": // (two nodes as Slurm says it: the coordinator must be named)
+			return []string{"SLURM_NTASKS=2", fmt.Sprint("SLURM_PROCID=", rank), fmt.Sprint("SLURM_LOCALID=", rank), "SLURM_NNODES=2",
+				"TECAJ_COORDINATOR=" + addr}, nil
 		}
-		wg.Wait()
-		if codes[0] != 0 || codes[1] != 0 || !strings.Contains(outs[0], "best/2gpu") || !strings.Contains(outs[1], "rank 1 of 2: best/2gpu PASS") {
-			t.Errorf("%s: exits %v\nrank 0:\n%s\nrank 1:\n%s", prog, codes, outs[0], outs[1])
+		return nil, []string{"-nranks", "2", "-rank", fmt.Sprint(rank), "-coordinator", addr}
+	}
+	for _, how := range []string{"flags", "OpenMPI", "Slurm"} {
+		for _, prog := range []string{"redukcija", "prefiks"} {
+			var wg sync.WaitGroup
+			outs := make([]string, 2)
+			codes := make([]int, 2)
+			for rank := 0; rank < 2; rank++ {
+				wg.Add(1)
+				go func(rank int) {
+					defer wg.Done()
+					var errOut string
+					env, args := launch(how, rank)
+					codes[rank], outs[rank], errOut = clitest.RunEnv(t, env, prog, append(args, "-n", "1000003", "-reps", "2")...)
+					outs[rank] += errOut
+				}(rank)
+			}
+			wg.Wait()
+			if codes[0] != 0 || codes[1] != 0 || !strings.Contains(outs[0], "best/2gpu") || !strings.Contains(outs[1], "rank 1 of 2: best/2gpu PASS") {
+				t.Errorf("%s by %s: exits %v\nrank 0:\n%s\nrank 1:\n%s", prog, how, codes, outs[0], outs[1])
+			}
 		}
 	}
 }
