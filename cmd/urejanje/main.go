@@ -73,6 +73,7 @@ func command() cli.Command {
 		},
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
+			{Name: "seq", Summary: "host: seed 001's sequential bitonic network (any n: padded), arrays in parallel; no GPU needed"},
 		},
 		Benchmarks: []string{"-n 2^24 -pairs -type uint32 -reps 10", "-n 1024 -batch 1024 -pairs -type uint32",
 			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32"},
@@ -316,17 +317,21 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
 }
 
-func (s *session) RunHost(string) (report.Row, error) {
+func (s *session) RunHost(name string) (report.Row, error) {
+	sortHost := verify.SortCPU
+	if name == "seq" {
+		sortHost = verify.SortSeq
+	}
 	var values []uint32
 	if s.opt.pairs {
 		values = s.values.Words()
 	}
 	reps := s.o.Reps
-	if reps > 3 || reps == 0 { // Go's sort is slow at large n: three runs are enough for a host baseline
+	if reps > 3 || reps == 0 { // the host's sorts are slow at large n: three runs are enough for a host baseline
 		reps = 3
 	}
 	ms := cli.TimeHost(reps, func() {
-		verify.SortCPU(s.in.Words(), s.opt.values, s.out.Words(), values, s.o.N, s.opt.batch,
+		sortHost(s.in.Words(), s.opt.values, s.out.Words(), values, s.o.N, s.opt.batch,
 			s.opt.keyDtype, s.opt.descending)
 	})
 	row, err := s.check(report.Row{})

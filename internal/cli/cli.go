@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"tecaj/internal/gpu"
+	"tecaj/internal/multi"
 	"tecaj/internal/report"
 )
 
@@ -48,6 +49,7 @@ type Options struct {
 	Coordinator        string
 	Inputs             []string // the data files given (-a, -b, -keys, -values, -flags, -in)
 	FromFiles          bool     // the input is a file's, not drawn from -seed
+	Launch             multi.Launch // the launcher that set -nranks and -rank (mpiexec, srun); From "" where none
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -365,10 +367,11 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	}
 	if o.multi() { // NCCL and the GPUs first, before any row runs
 		if err := preflightMulti(o); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			if gpu.NoGPU(err) {
+				fmt.Fprintf(stderr, "%s: %s.\n", c.name(), gpu.NoGPUReason(err))
 				return nil, ExitNoGPU
 			}
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 			return nil, ExitUsage
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -48,29 +49,64 @@ type Multi struct {
 func (o *Options) multiFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.GPUs, "gpus", 0, "also run best over this many GPUs of this machine (1 to 8; NCCL, loaded at run time): the\n"+
 		"input cut into one contiguous slice a GPU, the partials all-gathered and combined in GPU order")
-	fs.IntVar(&o.Rank, "rank", 0, "with -nranks: this process's rank, 0 to nranks-1 (rank 0 reports; it uses GPU rank % GPUs here)")
-	fs.IntVar(&o.NRanks, "nranks", 0, "run best over this many processes, one GPU each, on one host or many (-rank, -coordinator)")
-	fs.StringVar(&o.Coordinator, "coordinator", "", "with -nranks: HOST:PORT where rank 0 listens and hands every rank NCCL's id")
+	fs.IntVar(&o.Rank, "rank", 0, "with -nranks: this process's rank, 0 to nranks-1 (rank 0 reports; it uses GPU rank % GPUs here,\n"+
+		"or under a launcher its local rank's); mpiexec and srun set it")
+	fs.IntVar(&o.NRanks, "nranks", 0, "run best over this many processes, one GPU each, on one host or many (-rank, -coordinator);\n"+
+		"mpiexec and srun set it (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS)")
+	fs.StringVar(&o.Coordinator, "coordinator", "", "with -nranks: HOST:PORT where rank 0 listens and hands every rank NCCL's id (default\n"+
+		"$TECAJ_COORDINATOR, or "+multi.DefaultCoordinator+" where a launcher put every rank on this host)")
 }
 
-// checkMulti checks the multi-GPU flags after parsing.
+// checkMulti checks the multi-GPU flags after parsing; under a launcher (mpiexec, srun) -nranks
+// and -rank come from its environment, and where it put every rank on this host, so does the
+// coordinator.
 func (c Command) checkMulti(o *Options) error {
 	if !c.Multi {
 		return nil
+	}
+	launch, err := multi.FromEnv(os.Getenv)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if launch.Size > 1 { // (a launcher's single process is a plain run)
+		switch {
+		case o.GPUs > 0:
+			return usagef("-gpus %d: this process is one of %d (%s=%d), one GPU each; leave -gpus out", o.GPUs, launch.Size, launch.SizeVar, launch.Size)
+		case o.Set["nranks"] && o.NRanks != launch.Size:
+			return usagef("-nranks %d, but %s=%d: leave -nranks out under a launcher", o.NRanks, launch.SizeVar, launch.Size)
+		case o.Set["rank"] && o.Rank != launch.Rank:
+			return usagef("-rank %d, but %s=%d: leave -rank out under a launcher", o.Rank, launch.RankVar, launch.Rank)
+		}
+		o.NRanks, o.Rank, o.Launch = launch.Size, launch.Rank, launch
+	}
+	from := "-coordinator"
+	if o.NRanks > 0 && o.Coordinator == "" {
+		if env := os.Getenv("TECAJ_COORDINATOR"); env != "" {
+			o.Coordinator, from = env, "TECAJ_COORDINATOR"
+		} else if launch.Size > 1 && launch.OneHost() {
+			o.Coordinator = multi.DefaultCoordinator
+		}
 	}
 	switch {
 	case o.GPUs < 0 || o.GPUs > 8:
 		return usagef("-gpus %d: from 1 to 8", o.GPUs)
 	case o.GPUs > 0 && o.NRanks > 0:
 		return usagef("-gpus and -nranks: one or the other")
-	case o.NRanks < 0 || o.NRanks > 0 && (o.Rank < 0 || o.Rank >= o.NRanks):
-		return usagef("-rank %d -nranks %d: the rank from 0 to nranks-1", o.Rank, o.NRanks)
+	case o.NRanks < 0 || o.NRanks > multi.MaxRanks:
+		return usagef("-nranks %d: from 1 to %d processes, one GPU each", o.NRanks, multi.MaxRanks)
+	case o.NRanks > 0 && (o.Rank < 0 || o.Rank >= o.NRanks):
+		return usagef("-rank %d -nranks %d: the rank from 0 to %d", o.Rank, o.NRanks, o.NRanks-1)
 	case o.NRanks > 0 && o.Coordinator == "":
-		return usagef("-nranks needs -coordinator HOST:PORT (where rank 0 listens)")
+		return usagef("-nranks needs -coordinator HOST:PORT (where rank 0 listens), or TECAJ_COORDINATOR")
 	case (o.Set["rank"] || o.Set["coordinator"]) && o.NRanks == 0:
 		return usagef("-rank and -coordinator go with -nranks")
 	case o.multi() && len(o.Sizes) > 1:
 		return usagef("-gpus and -nranks take one size (-n)")
+	}
+	if o.NRanks > 0 {
+		if err := multi.CheckAddr(o.Coordinator); err != nil {
+			return usagef("%s %v", from, err)
+		}
 	}
 	if o.multi() && !o.Set["variant"] {
 		o.Variant = "best,cub" // the row over several GPUs beside one GPU's best and library
@@ -83,17 +119,18 @@ func (c Command) checkMulti(o *Options) error {
 
 func (o Options) multi() bool { return o.GPUs > 0 || o.NRanks > 0 }
 
-// preflightMulti: NCCL loads, and this machine has the GPUs -gpus asks for.
+// preflightMulti: this machine has the GPUs -gpus asks for (no driver is said as for one GPU), and
+// NCCL loads.
 func preflightMulti(o Options) error {
-	if _, err := gpu.NCCL(); err != nil {
-		return fmt.Errorf("-gpus: %v", err)
-	}
 	count, err := gpu.DeviceCount()
 	if err != nil {
 		return err
 	}
 	if o.GPUs > count {
 		return fmt.Errorf("-gpus %d: this machine has %d GPU(s)", o.GPUs, count)
+	}
+	if _, err := gpu.NCCL(); err != nil {
+		return fmt.Errorf("%s: %v", map[bool]string{true: "-gpus", false: "-nranks"}[o.GPUs > 0], err)
 	}
 	return nil
 }
@@ -125,6 +162,9 @@ func openMulti(o Options) (*Multi, error) {
 			}
 		}(r)
 		dev := r.Rank % count
+		if o.Launch.From != "" {
+			dev = o.Launch.LocalRank % count // the launcher's place for this process on its host
+		}
 		if err := m.on(r, func() (err error) {
 			if r.Dev, err = gpu.OpenDevice(dev); err == nil {
 				r.Timer, err = gpu.NewTimer()

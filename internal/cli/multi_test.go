@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -102,8 +103,9 @@ func TestMultiGPU(t *testing.T) {
 	}
 }
 
-// -nranks: two processes on this host, one GPU each where there are two (else both on GPU 0),
-// meeting at a coordinator on localhost: rank 0 reports a passing row, rank 1 says it passed.
+// -nranks: two processes on this host, one GPU each, meeting at a coordinator on localhost: rank
+// 0 reports a passing row, rank 1 says it passed; given by flags, and as a launcher gives them
+// (OpenMPI's and Slurm's variables, the coordinator from TECAJ_COORDINATOR).
 func TestMultiProcess(t *testing.T) {
 	if reason := clitest.NoGPU(); reason != "" {
 		t.Skip("no usable GPU: " + reason)
@@ -117,23 +119,36 @@ func TestMultiProcess(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	for _, prog := range []string{"redukcija", "prefiks"} {
-		var wg sync.WaitGroup
-		outs := make([]string, 2)
-		codes := make([]int, 2)
-		for rank := 0; rank < 2; rank++ {
-			wg.Add(1)
-			go func(rank int) {
-				defer wg.Done()
-				var errOut string
-				codes[rank], outs[rank], errOut = clitest.Run(t, prog, "-nranks", "2", "-rank", fmt.Sprint(rank), "-coordinator", addr,
-					"-n", "1000003", "-reps", "2")
-				outs[rank] += errOut
-			}(rank)
+	launch := func(how string, rank int) (env, args []string) {
+		switch how {
+		case "OpenMPI":
+			return []string{"OMPI_COMM_WORLD_SIZE=2", fmt.Sprint("OMPI_COMM_WORLD_RANK=", rank), "OMPI_COMM_WORLD_LOCAL_SIZE=2",
+				fmt.Sprint("OMPI_COMM_WORLD_LOCAL_RANK=", rank), "TECAJ_COORDINATOR=" + addr}, nil
+		case "Slurm": // (two nodes as Slurm says it: the coordinator must be named)
+			return []string{"SLURM_NTASKS=2", fmt.Sprint("SLURM_PROCID=", rank), fmt.Sprint("SLURM_LOCALID=", rank), "SLURM_NNODES=2",
+				"TECAJ_COORDINATOR=" + addr}, nil
 		}
-		wg.Wait()
-		if codes[0] != 0 || codes[1] != 0 || !strings.Contains(outs[0], "best/2gpu") || !strings.Contains(outs[1], "rank 1 of 2: best/2gpu PASS") {
-			t.Errorf("%s: exits %v\nrank 0:\n%s\nrank 1:\n%s", prog, codes, outs[0], outs[1])
+		return nil, []string{"-nranks", "2", "-rank", fmt.Sprint(rank), "-coordinator", addr}
+	}
+	for _, how := range []string{"flags", "OpenMPI", "Slurm"} {
+		for _, prog := range []string{"redukcija", "prefiks"} {
+			var wg sync.WaitGroup
+			outs := make([]string, 2)
+			codes := make([]int, 2)
+			for rank := 0; rank < 2; rank++ {
+				wg.Add(1)
+				go func(rank int) {
+					defer wg.Done()
+					var errOut string
+					env, args := launch(how, rank)
+					codes[rank], outs[rank], errOut = clitest.RunEnv(t, env, prog, append(args, "-n", "1000003", "-reps", "2")...)
+					outs[rank] += errOut
+				}(rank)
+			}
+			wg.Wait()
+			if codes[0] != 0 || codes[1] != 0 || !strings.Contains(outs[0], "best/2gpu") || !strings.Contains(outs[1], "rank 1 of 2: best/2gpu PASS") {
+				t.Errorf("%s by %s: exits %v\nrank 0:\n%s\nrank 1:\n%s", prog, how, codes, outs[0], outs[1])
+			}
 		}
 	}
 }
@@ -149,7 +164,11 @@ func TestMultiFlagsBadUsage(t *testing.T) {
 		{[]string{"-gpus", "-1"}, "-gpus -1: from 1 to 8"},
 		{[]string{"-gpus", "2", "-nranks", "2", "-coordinator", "h:1"}, "one or the other"},
 		{[]string{"-nranks", "2"}, "-nranks needs -coordinator"},
-		{[]string{"-nranks", "2", "-rank", "2", "-coordinator", "h:1"}, "the rank from 0 to nranks-1"},
+		{[]string{"-nranks", "2", "-rank", "2", "-coordinator", "h:1"}, "-rank 2 -nranks 2: the rank from 0 to 1"},
+		{[]string{"-nranks", "-2"}, "-nranks -2: from 1 to 4096 processes"},
+		{[]string{"-nranks", "100000", "-coordinator", "h:1"}, "-nranks 100000: from 1 to 4096 processes"},
+		{[]string{"-nranks", "2", "-coordinator", "host0"}, `-coordinator "host0" is not HOST:PORT`},
+		{[]string{"-nranks", "2", "-coordinator", "host0:0"}, "the port must be from 1 to 65535"},
 		{[]string{"-rank", "1"}, "go with -nranks"},
 		{[]string{"-gpus", "2", "-n", "2^10,2^12"}, "one size"},
 	}
@@ -164,6 +183,80 @@ func TestMultiFlagsBadUsage(t *testing.T) {
 	for _, name := range []string{"razlika", "urejanje", "konvolucija"} {
 		if code, _, stderr := clitest.Run(t, name, "-gpus", "2"); code != 2 || !strings.Contains(stderr, "not defined") {
 			t.Errorf("%s -gpus 2: exit %d, %q", name, code, stderr)
+		}
+	}
+}
+
+// Under a launcher (mpiexec, srun), -nranks and -rank come from its environment; a broken or
+// disagreeing one is refused before any work: exit 2, one line naming the variable.
+func TestLauncherEnvBadUsage(t *testing.T) {
+	ompi := []string{"OMPI_COMM_WORLD_SIZE=4", "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=4", "OMPI_COMM_WORLD_LOCAL_RANK=1"}
+	cases := []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{append(ompi, "OMPI_COMM_WORLD_RANK=4"), nil, "OMPI_COMM_WORLD_RANK=4 is outside 0..3"},
+		{[]string{"SLURM_NTASKS=1", "SLURM_PROCID=1"}, nil, "SLURM_PROCID=1 is outside 0..0"},
+		{append(ompi, "PMI_SIZE=2", "PMI_RANK=1"), nil, "OMPI_COMM_WORLD_SIZE=4 and PMI_SIZE=2 disagree"},
+		{append(ompi, "PMI_SIZE=4", "PMI_RANK=0"), nil, "OMPI_COMM_WORLD_RANK=1 and PMI_RANK=0 disagree"},
+		{[]string{"PMI_RANK=1"}, nil, "PMI_RANK is set but PMI_SIZE is not"},
+		{ompi, []string{"-nranks", "2"}, "-nranks 2, but OMPI_COMM_WORLD_SIZE=4"},
+		{ompi, []string{"-rank", "2"}, "-rank 2, but OMPI_COMM_WORLD_RANK=1"},
+		{ompi, []string{"-gpus", "2"}, "-gpus 2: this process is one of 4 (OMPI_COMM_WORLD_SIZE=4)"},
+		{append(ompi, "OMPI_COMM_WORLD_LOCAL_SIZE=2"), nil, "-nranks needs -coordinator HOST:PORT"}, // two hosts
+		{[]string{"SLURM_NTASKS=8", "SLURM_PROCID=3", "SLURM_LOCALID=3", "SLURM_NNODES=2"}, nil, "-nranks needs -coordinator"},
+		{append(ompi, "TECAJ_COORDINATOR=host0"), nil, `TECAJ_COORDINATOR "host0" is not HOST:PORT`},
+		{ompi, []string{"-coordinator", "host0:99999"}, `-coordinator "host0:99999": the port must be`},
+		{ompi, []string{"-n", "2^10,2^12"}, "one size"},
+	}
+	ran := 0
+	for _, name := range []string{"redukcija", "razdalja", "prefiks"} {
+		for _, c := range cases {
+			code, _, stderr := clitest.RunEnv(t, c.env, name, c.args...)
+			if code != 2 || !strings.Contains(stderr, c.want) || !clitest.OneLine(stderr) {
+				t.Errorf("%s %v %v: exit %d, stderr %q; want exit 2 and one line with %q", name, c.env, c.args, code, stderr, c.want)
+			}
+			ran++
+		}
+	}
+	// the programs without several GPUs ignore a launcher
+	if code, _, stderr := clitest.RunEnv(t, ompi, "razlika", "-n", "1000", "-variant", "cpu", "-reps", "1"); code != 0 {
+		t.Errorf("razlika under OpenMPI's variables: exit %d, %s", code, stderr)
+	}
+	if ran < 3*13 {
+		t.Fatalf("ran %d", ran)
+	}
+}
+
+// Without a driver, every path over several GPUs says so as one GPU's does (not the runtime's
+// "driver version is insufficient"), exit 3: -gpus, -nranks, and ranks that a launcher's
+// variables set (rank 0 runs one GPU's rows first, the others only the run over several).
+func TestMultiNoDriver(t *testing.T) {
+	if clitest.NoGPU() == "" {
+		t.Skip("a GPU is here")
+	}
+	if _, err := os.Stat("/proc/driver/nvidia/version"); err == nil {
+		t.Skip("an NVIDIA driver is here")
+	}
+	cases := []struct {
+		env  []string
+		args []string
+	}{
+		{nil, []string{"-gpus", "2", "-variant", "cpu"}},
+		{nil, []string{"-gpus", "2"}},
+		{nil, []string{"-nranks", "2", "-rank", "1", "-coordinator", "127.0.0.1:1"}},
+		{nil, []string{"-nranks", "2", "-rank", "0", "-coordinator", "127.0.0.1:1", "-variant", "cpu"}},
+		{[]string{"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=1"}, nil},
+		{[]string{"PMI_SIZE=2", "PMI_RANK=0", "MPI_LOCALNRANKS=2", "MPI_LOCALRANKID=0"}, []string{"-variant", "cpu"}},
+		{[]string{"SLURM_NTASKS=4", "SLURM_PROCID=3", "SLURM_LOCALID=1", "SLURM_NNODES=2", "TECAJ_COORDINATOR=host0:29500"}, nil},
+	}
+	for _, name := range []string{"redukcija", "razdalja", "prefiks"} {
+		for _, c := range cases {
+			code, _, stderr := clitest.RunEnv(t, c.env, name, append([]string{"-n", "1000", "-reps", "1"}, c.args...)...)
+			if code != 3 || !strings.Contains(stderr, "no NVIDIA driver found") || strings.Contains(stderr, "insufficient") {
+				t.Errorf("%s %v %v: exit %d, stderr %q; want exit 3 and no NVIDIA driver found", name, c.env, c.args, code, stderr)
+			}
 		}
 	}
 }

@@ -216,9 +216,8 @@ const CanonicalNaN = 0x7fffffff
 // with values it sorts indices (an argsort) and gathers the keys, and the values (valuesIn's,
 // or where it is nil the indices themselves).
 func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, descending bool) {
-	work := func(b int64) {
-		kin := in[b*n : (b+1)*n]
-		idx := make([]uint32, n)
+	sortHost(in, valuesIn, out, values, n, batch, t, func(kin []uint32) []uint32 {
+		idx := make([]uint32, len(kin))
 		for i := range idx {
 			idx[i] = uint32(i)
 		}
@@ -229,7 +228,57 @@ func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, 
 			}
 			return ox < oy
 		})
-		for i, j := range idx {
+		return idx
+	})
+}
+
+// SortSeq is urejanje's sequential bitonic network, seed 001's triple loop on the host, arrays in
+// parallel. Each element is one word, its order key above its index: every word differs, so the
+// network, not stable itself, puts equal keys in input order, and the result is SortCPU's.
+func SortSeq(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, descending bool) {
+	sortHost(in, valuesIn, out, values, n, batch, t, func(kin []uint32) []uint32 {
+		size := 1
+		for size < len(kin) {
+			size *= 2
+		}
+		a := make([]uint64, size)
+		for i := range a {
+			a[i] = math.MaxUint64 // the padding: above every key's word (its index is below 2^32-1)
+		}
+		for i, k := range kin {
+			w := OrderKey(k, t)
+			if descending {
+				w = ^w
+			}
+			a[i] = uint64(w)<<32 | uint64(i)
+		}
+		// seed 001's loops run to n, a power of two; to the padded size they sort any n
+		for k := 2; k <= size; k *= 2 {
+			for j := k / 2; j > 0; j /= 2 {
+				for i := 0; i < size; i++ {
+					if l := i ^ j; l > i {
+						if (i&k == 0 && a[i] > a[l]) || (i&k != 0 && a[i] < a[l]) {
+							a[i], a[l] = a[l], a[i]
+						}
+					}
+				}
+			}
+		}
+		idx := make([]uint32, len(kin))
+		for i := range idx {
+			idx[i] = uint32(a[i])
+		}
+		return idx
+	})
+}
+
+// sortHost runs a host sort over every array, in parallel: order gives an array's indices in
+// sorted order; the keys are gathered (every NaN as the canonical one), and the values (valuesIn's,
+// or where it is nil the indices themselves).
+func sortHost(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, order func(kin []uint32) []uint32) {
+	work := func(b int64) {
+		kin := in[b*n : (b+1)*n]
+		for i, j := range order(kin) {
 			out[b*n+int64(i)] = kin[j]
 			if t == vocab.Float32 && kin[j]&0x7fffffff > 0x7f800000 {
 				out[b*n+int64(i)] = CanonicalNaN // as the devices' sorts give every NaN

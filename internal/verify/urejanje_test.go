@@ -2,10 +2,15 @@ package verify
 
 import (
 	"math"
+	"math/rand"
+	"os"
 	"tecaj/internal/vocab"
 	"testing"
 	"time"
 )
+
+// sortTypes are urejanje's key types (gpu.SortTypes, which this package does not import).
+var sortTypes = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
 
 func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
 	for _, tt := range []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32} {
@@ -122,4 +127,119 @@ func TestCheckSortShortArraysIsCheap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// seqCase sorts one input with SortSeq and SortCPU: the independent check passes seq's keys
+// (and values), and seq's output is SortCPU's word for word (equal keys in input order).
+func seqCase(t *testing.T, in, valuesIn []uint32, n, batch int64, tt vocab.Dtype, desc, pairs bool) {
+	t.Helper()
+	out, want := make([]uint32, len(in)), make([]uint32, len(in))
+	var values, wantValues []uint32
+	if pairs || valuesIn != nil {
+		values, wantValues = make([]uint32, len(in)), make([]uint32, len(in))
+		for i := range values {
+			values[i], wantValues[i] = 0xdeadbeef, 0xfeedface // poisons that differ
+		}
+	}
+	for i := range out {
+		out[i], want[i] = 0x7fc00001, 0x12345678
+	}
+	SortSeq(in, valuesIn, out, values, n, batch, tt, desc)
+	SortCPU(in, valuesIn, want, wantValues, n, batch, tt, desc)
+	var c SortCheck
+	if valuesIn != nil {
+		c = CheckPairs(in, valuesIn, out, values, n, batch, tt, desc)
+	} else {
+		c = CheckSort(in, out, values, n, batch, tt, desc)
+	}
+	if c.Bad != 0 {
+		t.Fatalf("n=%d batch=%d type %v desc=%v pairs=%v: %d wrong, %s", n, batch, tt, desc, pairs, c.Bad, c.First)
+	}
+	for i := range out {
+		if out[i] != want[i] || values != nil && values[i] != wantValues[i] {
+			t.Fatalf("n=%d batch=%d type %v desc=%v pairs=%v: position %d holds %08x (value %v), the stable sort %08x (value %v)",
+				n, batch, tt, desc, pairs, i, out[i], values != nil && values[i] == wantValues[i], want[i], wantValues != nil)
+		}
+	}
+}
+
+// seq, the sequential network, over sizes that are not powers of two, every key type and
+// distribution, ascending and descending, keys, argsorts and user values, batches.
+func TestSortSeq(t *testing.T) {
+	ran := 0
+	for _, n := range []int64{1, 2, 31, 33, 1023, 1025, 65537} {
+		for _, tt := range sortTypes {
+			for di, dist := range Distributions {
+				for _, desc := range []bool{false, true} {
+					batch := int64(1)
+					if n < 2000 {
+						batch = 3
+					}
+					in := make([]uint32, n*batch)
+					SortKeys(in, tt, dist, int64(7*di)+n)
+					pairs := (di+int(n))%2 == 0
+					var valuesIn []uint32
+					if di == 4 && desc { // user values, with ties among the few keys
+						valuesIn = make([]uint32, len(in))
+						SortKeys(valuesIn, vocab.Uint32, "uniform", n)
+					}
+					seqCase(t, in, valuesIn, n, batch, tt, desc, pairs)
+					ran++
+				}
+			}
+		}
+	}
+	if ran < 7*3*5*2 {
+		t.Fatalf("ran %d cases", ran)
+	}
+}
+
+// Floats' order: NaNs of every sign and payload last (first descending, the exact reverse) as the
+// canonical NaN, -0.0 == +0.0 in input order, ±Inf, huge, tiny and subnormal keys in place.
+func TestSortSeqSpecialFloats(t *testing.T) {
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Copysign(0, -1)), 0,
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 1.17549435e-38, 1, -1}
+	for _, n := range []int64{1, 33, 1<<20 + 3} {
+		in := make([]uint32, n)
+		SortKeys(in, vocab.Float32, "uniform", n)
+		r := rand.New(rand.NewSource(n))
+		for i := range in {
+			if r.Intn(3) == 0 {
+				in[i] = math.Float32bits(specials[r.Intn(len(specials))])
+				if in[i] == 0x7fc00000 {
+					in[i] |= uint32(r.Intn(1<<22)) | uint32(r.Intn(2))<<31 // payloads and signs
+				}
+			}
+		}
+		for _, desc := range []bool{false, true} {
+			seqCase(t, in, nil, n, 1, vocab.Float32, desc, desc)
+		}
+	}
+}
+
+// 2^20+3 keys of each type, and a batch of arrays of 2^20+3: the padding (to 2^21) sorts last.
+func TestSortSeqLarge(t *testing.T) {
+	n := int64(1<<20 + 3)
+	for _, tt := range sortTypes {
+		in := make([]uint32, n)
+		SortKeys(in, tt, "uniform", 11)
+		seqCase(t, in, nil, n, 1, tt, tt == vocab.Int32, tt == vocab.Uint32)
+	}
+	in := make([]uint32, 2*n)
+	SortKeys(in, vocab.Int32, "few", 12)
+	seqCase(t, in, nil, n, 2, vocab.Int32, false, true)
+}
+
+// 2^24+1 keys (padded to 2^25: about 10^10 steps of the triple loop on one core, and the stable
+// sort and the check beside it): TECAJ_LARGE=1.
+func TestSortSeqPastTwoToThe24(t *testing.T) {
+	if os.Getenv("TECAJ_LARGE") == "" {
+		t.Skip("set TECAJ_LARGE=1: 2^24+1 keys through the sequential network, one core, with the stable sort to compare")
+	}
+	n := int64(1<<24 + 1)
+	in := make([]uint32, n)
+	SortKeys(in, vocab.Float32, "uniform", 13)
+	start := time.Now()
+	seqCase(t, in, nil, n, 1, vocab.Float32, false, true)
+	t.Logf("2^24+1 float32 pairs: seq and the checks took %v", time.Since(start))
 }
