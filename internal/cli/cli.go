@@ -47,8 +47,8 @@ type Options struct {
 	// -gpus N, or -rank R -nranks P -coordinator HOST:PORT: best over several GPUs (Command.Multi)
 	GPUs, Rank, NRanks int
 	Coordinator        string
-	Inputs             []string // the data files given (-a, -b, -keys, -values, -flags, -in)
-	FromFiles          bool     // the input is a file's, not drawn from -seed
+	Inputs             []string     // the data files given (-a, -b, -keys, -values, -flags, -in)
+	FromFiles          bool         // the input is a file's, not drawn from -seed
 	Launch             multi.Launch // the launcher that set -nranks and -rank (mpiexec, srun); From "" where none
 }
 
