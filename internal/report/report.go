@@ -95,6 +95,9 @@ type Row struct {
 	// fail the command
 	CounterExample bool   `json:"counter_example,omitempty"`
 	Note           string `json:"note,omitempty"`
+	// -counters: the hardware counters of one run (counters.go), or why it has none
+	Counters    *Counters `json:"counters,omitempty"`
+	CountersWhy string    `json:"counters_missing,omitempty"`
 }
 
 // spaced is s and two spaces, or nothing.
@@ -133,7 +136,10 @@ type Report struct {
 	Commit   string `json:"commit"` // the commit the command was built from (+dirty: with changes), where known
 	Date     string `json:"date"`   // when it ran, UTC (RFC 3339)
 	Rows     []Row  `json:"rows"`
-	extra    []string
+	// -counters: why no counters could be read (one line), and the lecture's claims checked
+	CountersNote string        `json:"counters_missing,omitempty"`
+	Claims       []ClaimResult `json:"claims,omitempty"`
+	extra        []string
 }
 
 // Note adds a line printed under the table.
@@ -287,7 +293,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.extra) > 0 {
 		fmt.Fprintln(w, strings.Join(r.extra, "\n"))
 	}
-	return nil
+	return r.writeCounters(w)
 }
 
 // resultText is the answer as the table shows it: integers whole, other values to 8 significant
@@ -333,7 +339,7 @@ var csvHeader = []string{"program", "params", "device", "unit", "n", "seed", "re
 // NaN is an empty field.
 func WriteCSV(w io.Writer, reports []*Report) error {
 	c := csv.NewWriter(w)
-	if err := c.Write(csvHeader); err != nil {
+	if err := c.Write(append(append([]string(nil), csvHeader...), counterCSV...)); err != nil {
 		return err
 	}
 	num := func(x Num) string {
@@ -354,7 +360,7 @@ func WriteCSV(w io.Writer, reports []*Report) error {
 				num(row.GBps), num(row.PctCopy), num(row.MItemsPS), num(row.SpeedUp), num(row.Step), num(row.Result), index,
 				num(row.Error), num(row.Tolerance), strconv.FormatBool(row.Pass), row.Refused, row.Note, num(Num(r.L2Bytes)),
 				r.Commit, r.Date}
-			if err := c.Write(rec); err != nil {
+			if err := c.Write(append(rec, counterRecord(row.Counters, num)...)); err != nil {
 				return err
 			}
 		}
@@ -442,7 +448,8 @@ func ReadCSV(r io.Reader) ([]*Report, error) {
 		r := out[len(out)-1]
 		r.Rows = append(r.Rows, Row{Variant: get(rec, "variant"), Refused: get(rec, "refused"), KernelMs: num(rec, "kernel_ms"),
 			SpreadPct: num(rec, "spread_pct"), HostMs: num(rec, "host_ms"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"),
-			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true", Note: get(rec, "note")})
+			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true", Note: get(rec, "note"),
+			Counters: readCounters(func(name string) Num { return num(rec, name) }, func(name string) string { return get(rec, name) })})
 	}
 	return out, nil
 }
