@@ -45,6 +45,11 @@ type Options struct {
 	// -gpus N, or -rank R -nranks P -coordinator HOST:PORT: best over several GPUs (Command.Multi)
 	GPUs, Rank, NRanks int
 	Coordinator        string
+	// -counters, -plot-counter NAME, -html FILE (counters.go, html.go)
+	Counters          bool
+	PlotCounter, HTML string
+	args              []string      // the command line's arguments (the profiled run's come from them)
+	flags             *flag.FlagSet // (which of them are booleans)
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -77,6 +82,7 @@ type Command struct {
 	Params       func() string
 	HostVariants []HostVariant
 	Benchmarks   []string // the argument lines of the benchmark tables (-benchmarks prints them)
+	Claims       []Claim  // what the lecture says each step changes, checked by -counters (docs/P.md in words)
 	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
 	// float64 so that no n can wrap it.
 	DeviceBytes func(n int64) float64
@@ -148,6 +154,9 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		if r == nil {
 			return code
 		}
+		if o.Counters && !counterChild() && !(o.NRanks > 0 && o.Rank > 0) {
+			c.addCounters(o, r, stderr)
+		}
 		reports = append(reports, r)
 	}
 	var err2 error
@@ -177,7 +186,10 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 		err2 = report.WriteCSVFile(o.CSV, reports)
 	}
 	if err2 == nil && o.Plot != "" && !others {
-		err2 = report.WriteSVGFile(o.Plot, reports)
+		err2 = report.WriteSVGFile(o.Plot, reports, o.PlotCounter)
+	}
+	if err2 == nil && o.HTML != "" && !others {
+		err2 = report.WriteHTMLFile(o.HTML, reports, c.summaries(), o.PlotCounter)
 	}
 	if err2 != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err2)
@@ -420,6 +432,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.Benchmarks, "benchmarks", false, "print the argument lines of this program's benchmark tables and exit")
+	o.counterFlags(fs)
 	if c.Multi {
 		o.multiFlags(fs)
 	}
@@ -450,6 +463,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("unexpected argument %q (flags only; see -h)", fs.Arg(0))
 	}
+	o.args, o.flags = args, fs
 	o.Set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.Set[f.Name] = true })
 	if len(o.Sizes) > 0 {
@@ -503,6 +517,9 @@ func (c Command) validate(o *Options) error {
 	}
 	if err := (&Writer{Path: o.Plot, Exts: []string{".svg"}}).Check(); err != nil {
 		return usagef("-plot%s", strings.TrimPrefix(err.Error(), "-o"))
+	}
+	if err := c.checkCounters(o); err != nil {
+		return err
 	}
 	switch {
 	case o.N < 1:
