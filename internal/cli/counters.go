@@ -147,7 +147,12 @@ func (c Command) addCounters(o Options, r *report.Report, stderr io.Writer) {
 		if _, ok := c.Program.Variant(row.Variant); ok && row.Refused == "" {
 			device = append(device, i)
 		} else if row.Refused == "" {
-			row.CountersWhy = "runs on the host: no GPU counters"
+			row.CountersWhy = "several GPUs: not profiled (its one-GPU row is)"
+			for _, h := range c.HostVariants {
+				if h.Name == row.Variant {
+					row.CountersWhy = "runs on the host: no GPU counters"
+				}
+			}
 		}
 	}
 	if len(device) == 0 {

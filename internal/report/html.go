@@ -120,6 +120,8 @@ func htmlTable(b *strings.Builder, class string, cells [][]string, cellClass fun
 			switch {
 			case i == 0:
 				fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(cell))
+			case j == len(line)-1 && len(line) < len(cells[0]): // (a short line: its note spans the rest)
+				fmt.Fprintf(b, "<td class=\"note\" colspan=\"%d\">%s</td>", len(cells[0])-j, html.EscapeString(cell))
 			case j == len(line)-1:
 				fmt.Fprintf(b, "<td class=\"note\">%s</td>", html.EscapeString(cell))
 			default:
