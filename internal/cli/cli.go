@@ -565,6 +565,7 @@ func (c Command) list(w io.Writer, device []gpu.Variant) {
 	for _, h := range c.HostVariants {
 		fmt.Fprintf(w, "%-6s %s\n       domain: any n (host, no GPU needed)\n", h.Name, h.Summary)
 	}
+	c.listClaims(w)
 }
 
 func (c Command) info(stdout, stderr io.Writer, device []gpu.Variant) int {

@@ -92,6 +92,13 @@ func (o *Options) counterFlags(fs *flag.FlagSet) {
 
 // checkCounters checks -counters, -plot-counter and -html before any work.
 func (c Command) checkCounters(o *Options) error {
+	for _, cl := range c.Claims { // (the program's own list: a wrong name is the program's bug)
+		_, ok := c.Program.Variant(cl.Variant)
+		_, okThan := c.Program.Variant(cl.Than)
+		if !ok || !(okThan || cl.Than == "") || report.CounterTitle(cl.Counter) == "" {
+			return fmt.Errorf("the program's claim %+v names an unknown variant or counter", cl)
+		}
+	}
 	if err := (&Writer{Path: o.HTML, Exts: []string{".html", ".htm"}}).Check(); err != nil {
 		return usagef("-html%s", strings.TrimPrefix(err.Error(), "-o"))
 	}
@@ -340,4 +347,15 @@ func (c Command) summaries() map[string]string {
 		s[h.Name] = h.Summary
 	}
 	return s
+}
+
+// listClaims prints the program's claims under -list.
+func (c Command) listClaims(w io.Writer) {
+	if len(c.Claims) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWhat each step should change (-counters marks each seen or not seen on this GPU):\n")
+	for _, cl := range c.Claims {
+		fmt.Fprintf(w, "  %s\n", cl.Text())
+	}
 }
