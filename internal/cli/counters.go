@@ -225,9 +225,9 @@ func profile(ncu, exe string, childArgs []string, filter string) (*report.Counte
 		return nil, why, nil
 	}
 	counters, why, err := run(filter)
-	if counters == nil && err == nil && filter != "" && strings.HasPrefix(why, "ncu measured no kernel") {
-		// the variant's kernel list names an instantiation ncu spells otherwise: the profiled
-		// range alone holds one run
+	if counters == nil && err == nil && filter != "" && !strings.HasPrefix(why, "ncu did not finish") {
+		// the filter matched nothing (a kernel ncu names otherwise) or this ncu refused it: the
+		// profiled range alone holds one run
 		return run("")
 	}
 	return counters, why, err
@@ -241,10 +241,19 @@ func kernelFilter(p *gpu.Program, v gpu.Variant) string {
 	if err != nil || len(ks) == 0 {
 		return ""
 	}
-	seen := map[string]bool{}
 	var names []string
 	for _, k := range ks {
-		name := k.Kernel
+		names = append(names, k.Kernel)
+	}
+	return kernelRegex(names)
+}
+
+// kernelRegex is ncu's filter for kernels named as the variant table names them
+// ("reduce_r0<float,sum>"): their function names, each once, anchored at both ends.
+func kernelRegex(kernels []string) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, name := range kernels {
 		if i := strings.IndexAny(name, "<("); i >= 0 {
 			name = name[:i]
 		}

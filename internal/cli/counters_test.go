@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -207,5 +208,19 @@ func TestProfileFirstOnlyInTheChild(t *testing.T) {
 	t.Setenv(counterChildEnv, "")
 	if err := profileFirst(run)(); err != nil || calls != 1 || profiled {
 		t.Errorf("outside the child: calls %d, profiled %v, %v", calls, profiled, err)
+	}
+}
+
+func TestKernelRegex(t *testing.T) {
+	f := kernelRegex([]string{"reduce_init<float,sum>", "reduce_r0<float,sum>", "reduce_r0<int32,max>", "tc::scan_best<f32,incl,8>"})
+	if f != "regex:(^|::)(reduce_init|reduce_r0|scan_best)($|[<(])" {
+		t.Fatalf("%q", f)
+	}
+	re := regexp.MustCompile(strings.TrimPrefix(f, "regex:"))
+	for name, want := range map[string]bool{"reduce_r0": true, "reduce_init": true, "tc::scan_best": true, "reduce_r0<float>": true,
+		"reduce_r01": false, "xreduce_r0": false, "gate_kernel": false, "reduce_r1": false} {
+		if re.MatchString(name) != want {
+			t.Errorf("%s: match %v", name, !want)
+		}
 	}
 }
