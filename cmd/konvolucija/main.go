@@ -56,6 +56,11 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: rows on every core (goroutines), float32 as a device thread adds; no GPU needed"},
 		},
+		// what each step of the lecture should change (docs/konvolucija.md): -counters checks them
+		Claims: []cli.Claim{
+			{Variant: "t", Than: "g", Counter: "dram", Fewer: true},
+			{Variant: "best", Counter: "dram"},
+		},
 		Benchmarks: []string{"-width 8192 -height 8192 -reps 20", "-width 8192 -height 8192 -k 5 -reps 20",
 			"-width 8192 -height 8192 -mask sobel -reps 20", "-dim 1 -n 2^26 -k 7 -reps 20",
 			"-width 8192 -height 8192 -type uint8 -reps 20",

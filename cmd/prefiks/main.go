@@ -67,6 +67,13 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: chunks scanned on every core (goroutines), then the carries; no GPU needed"},
 		},
+		// what each step of the lecture should change (docs/prefiks.md): -counters checks them
+		Claims: []cli.Claim{
+			{Variant: "block", Than: "hs", Counter: "inst", Fewer: true},
+			{Variant: "co", Than: "grid", Counter: "warps", Fewer: true},
+			{Variant: "best", Than: "grid", Counter: "dram", Fewer: true},
+			{Variant: "best", Counter: "dram"},
+		},
 		Benchmarks: []string{"-n 2^28 -reps 20", "-n 1000000 -reps 50", "-n 2^28 -type int32 -reps 20",
 			"-n 2^28 -type int32 -seglen mixed -reps 20", "-n 2^28 -op max -reps 20"},
 		// in, out, flags, the totals' levels (or CUB's keys and temp), pairs for seg

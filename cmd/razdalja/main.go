@@ -35,6 +35,13 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: float64 differences, squares and sums (as best), every core (goroutines); no GPU needed"},
 		},
+		// what each step of the lecture should change (docs/razdalja.md): -counters checks them
+		Claims: []cli.Claim{
+			{Variant: "ls", Than: "g", Counter: "dram", Fewer: true},
+			{Variant: "ls3", Than: "ls2", Counter: "divergent", Fewer: true},
+			{Variant: "ls4", Than: "ls3", Counter: "inst", Fewer: true},
+			{Variant: "best", Counter: "dram"},
+		},
 		Benchmarks:  []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
 		DeviceBytes: func(n int64) float64 { return 12*float64(n) + 64<<20 }, // a, b, g's n squares, scratch
 		HostBytes: func(n int64, device bool) float64 { // a and b; with a device, g's n squares and pinned copies

@@ -38,6 +38,12 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines); no GPU needed"},
 		},
+		// what each step of the lecture should change (docs/razlika.md): -counters checks them
+		Claims: []cli.Claim{
+			{Variant: "4", Than: "3", Counter: "warps", Fewer: true},
+			{Variant: "best", Than: "4", Counter: "inst", Fewer: true},
+			{Variant: "best", Counter: "dram"},
+		},
 		Benchmarks: []string{"-n 1000000 -reps 30", "-n 2^28 -reps 30"},
 		// a, b, c on the device, and e4's three managed vectors beside them
 		DeviceBytes: func(n int64) float64 { return 24*float64(n) + 64<<20 },

@@ -51,6 +51,17 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
 		},
+		// what each step of the lecture should change (docs/redukcija.md): -counters checks them
+		Claims: []cli.Claim{
+			{Variant: "r1", Than: "r0", Counter: "divergent", Fewer: true},
+			{Variant: "r2", Than: "r1", Counter: "conflicts", Fewer: true},
+			{Variant: "r3", Than: "r2", Counter: "warps", Factor: 0.5},
+			{Variant: "r4", Than: "r3", Counter: "inst", Fewer: true},
+			{Variant: "r5", Than: "r4", Counter: "inst", Fewer: true},
+			{Variant: "r6", Than: "r5", Counter: "warps", Fewer: true},
+			{Variant: "r7", Than: "r6", Counter: "inst", Fewer: true},
+			{Variant: "best", Counter: "dram"},
+		},
 		Benchmarks: []string{"-n 2^28 -op sum -reps 30", "-n 1000000 -op sum -reps 50", "-n 2^28 -op sum -type int32 -reps 30",
 			"-n 2^28 -op argmin -reps 30", "-n 1000000 -op argmin -reps 50", "-n 2^28 -op dot -reps 30",
 			"-n 2^28 -op norm -reps 30", "-n 1000000 -op max -reps 50"},

@@ -75,6 +75,14 @@ func command() cli.Command {
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
 			{Name: "seq", Summary: "host: seed 001's sequential bitonic network (any n: padded), arrays in parallel; no GPU needed"},
 		},
+		// what each step of the lecture should change (docs/urejanje.md): -counters checks them
+		Claims: []cli.Claim{
+			{Variant: "ov", Than: "o", Counter: "warps", Factor: 0.5},
+			{Variant: "ov", Than: "o", Counter: "divergent", Fewer: true},
+			{Variant: "n", Than: "ov", Counter: "dram", Fewer: true},
+			{Variant: "nl", Than: "n", Counter: "dram", Fewer: true},
+			{Variant: "best", Than: "nl", Counter: "dram", Fewer: true},
+		},
 		Benchmarks: []string{"-n 2^24 -pairs -type uint32 -reps 10", "-n 1024 -batch 1024 -pairs -type uint32",
 			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32"},
 		// keys in and out, values in and out, the padded network (up to 2x, 8-byte words) or CUB's temp

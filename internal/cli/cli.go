@@ -50,6 +50,11 @@ type Options struct {
 	Inputs             []string     // the data files given (-a, -b, -keys, -values, -flags, -in)
 	FromFiles          bool         // the input is a file's, not drawn from -seed
 	Launch             multi.Launch // the launcher that set -nranks and -rank (mpiexec, srun); From "" where none
+	// -counters, -plot-counter NAME, -html FILE (counters.go, html.go)
+	Counters          bool
+	PlotCounter, HTML string
+	args              []string      // the command line's arguments (the profiled run's come from them)
+	flags             *flag.FlagSet // (which of them are booleans)
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
@@ -82,6 +87,7 @@ type Command struct {
 	Params       func() string
 	HostVariants []HostVariant
 	Benchmarks   []string // the argument lines of the benchmark tables (-benchmarks prints them)
+	Claims       []Claim  // what the lecture says each step changes, checked by -counters (docs/P.md in words)
 	// DeviceBytes is the device memory a run of n items needs (for the "too large" check), as a
 	// float64 so that no n can wrap it.
 	DeviceBytes func(n int64) float64
@@ -165,6 +171,9 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 			code = rc
 			break
 		}
+		if o.Counters && !counterChild() && !(o.NRanks > 0 && o.Rank > 0) {
+			c.addCounters(o, r, stderr)
+		}
 		reports = append(reports, r)
 	}
 	if len(reports) == 0 {
@@ -241,7 +250,10 @@ func (c Command) output(o Options, reports []*report.Report, stdout, stderr io.W
 		err2 = report.WriteCSVFile(o.CSV, reports)
 	}
 	if err2 == nil && o.Plot != "" && !others && (len(reports) > 1 || len(o.Sizes) == 1) {
-		err2 = report.WriteSVGFile(o.Plot, reports)
+		err2 = report.WriteSVGFile(o.Plot, reports, o.PlotCounter)
+	}
+	if err2 == nil && o.HTML != "" && !others {
+		err2 = report.WriteHTMLFile(o.HTML, reports, c.summaries(), o.PlotCounter)
 	}
 	if err2 != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err2)
@@ -493,6 +505,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Info, "info", false, "print each variant's kernel attributes (registers, shared, local, constant memory, max threads) and exit")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.Benchmarks, "benchmarks", false, "print the argument lines of this program's benchmark tables and exit")
+	o.counterFlags(fs)
 	if c.Multi {
 		o.multiFlags(fs)
 	}
@@ -523,6 +536,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("unexpected argument %q (flags only; see -h)", fs.Arg(0))
 	}
+	o.args, o.flags = args, fs
 	o.Set = map[string]bool{}
 	var empty error // a flag given an empty value: a file name, a variant or a word left out
 	fs.Visit(func(f *flag.Flag) {
@@ -602,6 +616,9 @@ func (c Command) validate(o *Options) error {
 	if err := (&Writer{Path: o.Plot, Exts: []string{".svg"}}).Check(); err != nil {
 		return usagef("-plot%s", strings.TrimPrefix(err.Error(), "-o"))
 	}
+	if err := c.checkCounters(o); err != nil {
+		return err
+	}
 	switch {
 	case o.N < 1:
 		return usagef("-n must be at least 1 (got %d)", o.N)
@@ -667,6 +684,7 @@ func (c Command) list(w io.Writer, device []gpu.Variant) {
 	for _, h := range c.HostVariants {
 		fmt.Fprintf(w, "%-6s %s\n       domain: any n (host, no GPU needed)\n", h.Name, h.Summary)
 	}
+	c.listClaims(w)
 }
 
 // infoNames lists every kernel a variant can launch, by name (what -info shows without a GPU).

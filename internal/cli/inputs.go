@@ -174,7 +174,7 @@ var NaNNum = report.Num(math.NaN())
 
 // LaunchOnce runs a variant's launches once and waits for the device (the verified run).
 func LaunchOnce(what string, run func() error) error {
-	if err := run(); err != nil {
+	if err := profileFirst(run)(); err != nil {
 		return err
 	}
 	return gpu.Synchronize("running " + what)
@@ -183,6 +183,7 @@ func LaunchOnce(what string, run func() error) error {
 // TimeKernel fills row's kernel time (median of reps timed runs of run) and its total time
 // (kernel + copy back + host work), the columns every device row shares.
 func TimeKernel(row *report.Row, timer *gpu.Timer, reps int, run func() error) error {
+	run = profileFirst(run) // (a -counters run whose first run was not LaunchOnce's: razlika's e4)
 	times, err := timer.RepeatUntil(StopRule(reps), run)
 	if errors.Is(err, gpu.ErrWaitsForDevice) { // a library call that synchronises: timed as it is, and said so
 		times, err = timer.RepeatUngated(StopRule(reps), run)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +26,19 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#
 // WriteSVG draws the reports (one size: bars; several: lines) with their card and parameters in
 // the title. l2Bytes (0: unknown) marks where a sweep's inputs stop fitting L2.
 func WriteSVG(w io.Writer, reports []*Report, l2Bytes float64) error {
+	return picture(w, reports, l2Bytes, "")
+}
+
+// WriteCounterSVG draws one size's variants as bars of a hardware counter (a CounterKeys key)
+// in place of GB/s: the lecture's second table as a picture.
+func WriteCounterSVG(w io.Writer, r *Report, counter string) error {
+	if CounterTitle(counter) == "" {
+		return fmt.Errorf("no counter %q", counter)
+	}
+	return picture(w, []*Report{r}, 0, counter)
+}
+
+func picture(w io.Writer, reports []*Report, l2Bytes float64, counter string) error {
 	if len(reports) == 0 {
 		return fmt.Errorf("nothing to plot")
 	}
@@ -46,7 +60,7 @@ func WriteSVG(w io.Writer, reports []*Report, l2Bytes float64) error {
 	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s</text>`+"\n", marginL, esc(sub))
 	var err error
 	if len(reports) == 1 {
-		err = bars(&b, r0)
+		err = bars(&b, r0, counter)
 	} else {
 		err = lines(&b, reports, l2Bytes)
 	}
@@ -68,18 +82,21 @@ func humanCount(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// yAxis draws the GB/s axis from 0 to top and returns the y of a value.
-func yAxis(b *strings.Builder, top float64) func(float64) float64 {
+// yAxis draws the GB/s axis (or what label names) from 0 to top and returns the y of a value.
+func yAxis(b *strings.Builder, top float64, label string) func(float64) float64 {
 	y := func(v float64) float64 {
 		return float64(plotH-marginB) - v/top*float64(plotH-marginT-marginB)
 	}
 	step := niceStep(top / 5)
 	for v := 0.0; v <= top+1e-9; v += step {
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e5e5e5"/>`+"\n", marginL, plotW-marginR, y(v), y(v))
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%g</text>`+"\n", marginL-6, y(v), v)
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", marginL-6, y(v), tick(v))
 	}
-	fmt.Fprintf(b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">GB/s (bytes the variant must move / kernel time)</text>`+"\n",
-		(plotH-marginB+marginT)/2)
+	if label == "" {
+		label = "GB/s (bytes the variant must move / kernel time)"
+	}
+	fmt.Fprintf(b, `<text transform="translate(18 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n",
+		(plotH-marginB+marginT)/2, esc(label))
 	return y
 }
 
@@ -102,24 +119,50 @@ func copyLine(b *strings.Builder, y func(float64) float64, copyGBps float64) {
 	fmt.Fprintf(b, `<text x="%d" y="%.1f">device copy, same run: %.0f GB/s</text>`+"\n", marginL+6, y(copyGBps)-5, copyGBps)
 }
 
-func bars(b *strings.Builder, r *Report) error {
-	var rows []Row
-	top := zeroIfNaN(float64(r.CopyGBps))
-	for _, row := range r.Rows {
-		if row.Refused == "" && !math.IsNaN(float64(row.GBps)) {
-			rows = append(rows, row)
-			top = math.Max(top, float64(row.GBps))
+// bars draws one size's variants: GB/s with each step's speed-up, or a counter's values
+// (counter, a CounterKeys key).
+func bars(b *strings.Builder, r *Report, counter string) error {
+	value := func(row Row) float64 { return float64(row.GBps) }
+	if counter != "" {
+		value = func(row Row) float64 {
+			if row.Counters == nil {
+				return math.NaN()
+			}
+			return row.Counters.Value(counter)
 		}
 	}
-	if len(rows) == 0 || math.IsNaN(top) || top <= 0 {
+	var rows []Row
+	top := zeroIfNaN(float64(r.CopyGBps))
+	if counter != "" {
+		top = 0
+	}
+	for _, row := range r.Rows {
+		if row.Refused == "" && !math.IsNaN(value(row)) {
+			rows = append(rows, row)
+			top = math.Max(top, value(row))
+		}
+	}
+	if len(rows) == 0 || math.IsNaN(top) {
 		return fmt.Errorf("no variant has a rate to plot")
 	}
-	y := yAxis(b, top*1.18)
-	copyLine(b, y, float64(r.CopyGBps))
+	if top <= 0 {
+		if counter == "" {
+			return fmt.Errorf("no variant has a rate to plot")
+		}
+		top = 1 // (a counter that is 0 in every row: flat bars)
+	}
+	label := ""
+	if counter != "" {
+		label = CounterTitle(counter) + " (Nsight Compute, one run)"
+	}
+	y := yAxis(b, top*1.18, label)
+	if counter == "" {
+		copyLine(b, y, float64(r.CopyGBps))
+	}
 	slot := float64(plotW-marginL-marginR) / float64(len(rows))
 	for i, row := range rows {
 		x := float64(marginL) + slot*float64(i) + slot*0.15
-		v := float64(row.GBps)
+		v := value(row)
 		color := colorOf(row.Variant, -1)
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x, y(v), slot*0.7, y(0)-y(v), color)
 		// the rate and the step inside the bar's top where it is tall enough (above it they
@@ -128,8 +171,8 @@ func bars(b *strings.Builder, r *Report) error {
 		if y(0)-y(v) < 36 {
 			top, fill = y(v)-17, "black"
 		}
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="%s">%.0f</text>`+"\n", cx, top, fill, v)
-		if !math.IsNaN(float64(row.Step)) {
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="%s">%s</text>`+"\n", cx, top, fill, barText(v, counter))
+		if counter == "" && !math.IsNaN(float64(row.Step)) {
 			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="%s">x%.2f</text>`+"\n", cx, top+13, fill, float64(row.Step))
 		}
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x+slot*0.35, plotH-marginB+16, esc(row.Variant))
@@ -170,7 +213,7 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		return fmt.Errorf("a sweep needs rates at two sizes or more")
 	}
 	top = math.Max(top, zeroIfNaN(copyGBps)) * 1.12
-	y := yAxis(b, top)
+	y := yAxis(b, top, "")
 	x := func(n float64) float64 {
 		return float64(marginL) + (math.Log2(n)-math.Log2(lo))/(math.Log2(hi)-math.Log2(lo))*float64(plotW-marginL-marginR)
 	}
@@ -226,6 +269,27 @@ func colorOf(variant string, i int) string {
 	}
 	others := []string{palette[0], palette[3], palette[4], palette[5], palette[6], palette[7], palette[9]}
 	return others[i%len(others)]
+}
+
+// barText is a bar's figure: GB/s whole, a counter as tick writes it (a % to a tenth).
+func barText(v float64, counter string) string {
+	if counter == "" {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return tick(math.Round(v*10) / 10)
+}
+
+// tick writes an axis or bar value: %g below a million, else with an SI suffix (2.1M, 3G).
+func tick(v float64) string {
+	for _, u := range []struct {
+		s string
+		f float64
+	}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}} {
+		if math.Abs(v) >= u.f {
+			return strconv.FormatFloat(v/u.f, 'g', 3, 64) + u.s
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 func zeroIfNaN(x float64) float64 {

@@ -97,6 +97,9 @@ type Row struct {
 	// fail the command
 	CounterExample bool   `json:"counter_example,omitempty"`
 	Note           string `json:"note,omitempty"`
+	// -counters: the hardware counters of one run (counters.go), or why it has none
+	Counters    *Counters `json:"counters,omitempty"`
+	CountersWhy string    `json:"counters_missing,omitempty"`
 }
 
 // spaced is s and two spaces, or nothing.
@@ -137,7 +140,10 @@ type Report struct {
 	Commit   string `json:"commit"` // the commit the command was built from (+dirty: with changes), where known
 	Date     string `json:"date"`   // when it ran, UTC (RFC 3339)
 	Rows     []Row  `json:"rows"`
-	extra    []string
+	// -counters: why no counters could be read (one line), and the lecture's claims checked
+	CountersNote string        `json:"counters_missing,omitempty"`
+	Claims       []ClaimResult `json:"claims,omitempty"`
+	extra        []string
 }
 
 // Note adds a line printed under the table.
@@ -234,6 +240,32 @@ func sci(x Num) string {
 
 // WriteTable prints the header lines and the table.
 func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintln(w, r.heading())
+	if line := r.copyLine(); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	cells, noisy := r.tableCells()
+	for _, line := range cells {
+		// (the note, after the last tab, is not aligned)
+		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(line[:len(line)-1], "\t"), line[len(line)-1])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if noisy {
+		fmt.Fprintln(w, noisyLine)
+	}
+	if len(r.extra) > 0 {
+		fmt.Fprintln(w, strings.Join(r.extra, "\n"))
+	}
+	return r.writeCounters(w)
+}
+
+var noisyLine = fmt.Sprintf("\u00b1%%: the timed runs' interquartile range over their median; * over %.0f%%: noisy, run it again or with more -reps", NoisyPct)
+
+// heading is the table's first line: the program, its parameters, n, seed, reps, the device.
+func (r *Report) heading() string {
 	reps := "auto"
 	if r.Reps > 0 {
 		reps = strconv.Itoa(r.Reps)
@@ -245,21 +277,34 @@ func (r *Report) WriteTable(w io.Writer) error {
 	case r.Input != "":
 		source += "  input: " + r.Input
 	}
-	fmt.Fprintf(w, "%s  %sn=%d  %s  reps=%s  device: %s\n", r.Program, spaced(r.Params), r.N, source, reps, r.Device)
-	if !math.IsNaN(float64(r.CopyGBps)) {
-		fmt.Fprintf(w, "device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us\n", float64(r.CopyGBps), us(r.H2DMs))
+	return fmt.Sprintf("%s  %sn=%d  %s  reps=%s  device: %s", r.Program, spaced(r.Params), r.N, source, reps, r.Device)
+}
+
+// copyLine is the copy ceiling's line ("" without a device).
+func (r *Report) copyLine() string {
+	if math.IsNaN(float64(r.CopyGBps)) {
+		return ""
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	noisy := false
+	return fmt.Sprintf("device-to-device copy (read+write, 256 MiB): %.0f GB/s; inputs host-to-device: %s us", float64(r.CopyGBps), us(r.H2DMs))
+}
+
+// tableCells is the timing table: a header and a line a row, each ending with its note (a
+// refused row: its reason); noisy says whether a row's spread passed NoisyPct.
+func (r *Report) tableCells() (cells [][]string, noisy bool) {
 	results := r.Scalar // a column for the answer where the program's is a number
-	resultHead, resultGap := "", ""
+	head := []string{"variant", "threads", "blocks", "kernel us", "\u00b1%", "GB/s", "M" + r.Unit + "/s", "% copy", "d2h us", "host us",
+		"total us", "speed-up", "step"}
 	if results {
-		resultHead, resultGap = "result\t", "\t"
+		head = append(head, "result")
 	}
-	fmt.Fprintf(tw, "variant\tthreads\tblocks\tkernel us\t\u00b1%%\tGB/s\tM%s/s\t%% copy\td2h us\thost us\ttotal us\tspeed-up\tstep\t%s%s\ttolerance\tcheck\t\n", r.Unit, resultHead, r.ErrorKind)
+	cells = append(cells, append(head, r.ErrorKind, "tolerance", "check", ""))
 	for _, row := range r.Rows {
 		if row.Refused != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\t\t\t\t%s\t\tskip\t  %s\n", row.Variant, resultGap, row.Refused)
+			line := []string{row.Variant}
+			for len(line) < len(head)+2 {
+				line = append(line, "")
+			}
+			cells = append(cells, append(line, "skip", "  "+row.Refused))
 			continue
 		}
 		check := "PASS"
@@ -277,29 +322,19 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if row.Note != "" {
 			note = "  " + row.Note
 		}
-		result := ""
-		if results {
-			result = row.resultText() + "\t"
-		}
 		spread := fixed(row.SpreadPct, 1)
 		if float64(row.SpreadPct) > NoisyPct {
 			spread += "*"
 			noisy = true
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\n", row.Variant, threads, blocks,
-			us(row.KernelMs), spread, fixed(row.GBps, 0), fixed(row.MItemsPS, 0), fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs),
-			fixed(row.SpeedUp, 2), fixed(row.Step, 2), result, sci(row.Error), sci(row.Tolerance), check, note)
+		line := []string{row.Variant, threads, blocks, us(row.KernelMs), spread, fixed(row.GBps, 0), fixed(row.MItemsPS, 0),
+			fixed(row.PctCopy, 1), us(row.D2HMs), us(row.HostMs), us(row.TotalMs), fixed(row.SpeedUp, 2), fixed(row.Step, 2)}
+		if results {
+			line = append(line, row.resultText())
+		}
+		cells = append(cells, append(line, sci(row.Error), sci(row.Tolerance), check, note))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if noisy {
-		fmt.Fprintf(w, "\u00b1%%: the timed runs' interquartile range over their median; * over %.0f%%: noisy, run it again or with more -reps\n", NoisyPct)
-	}
-	if len(r.extra) > 0 {
-		fmt.Fprintln(w, strings.Join(r.extra, "\n"))
-	}
-	return nil
+	return cells, noisy
 }
 
 // resultText is the answer as the table shows it: integers whole, other values to 8 significant
@@ -345,7 +380,7 @@ var csvHeader = []string{"program", "params", "device", "unit", "n", "seed", "re
 // NaN is an empty field.
 func WriteCSV(w io.Writer, reports []*Report) error {
 	c := csv.NewWriter(w)
-	if err := c.Write(csvHeader); err != nil {
+	if err := c.Write(append(append([]string(nil), csvHeader...), counterCSV...)); err != nil {
 		return err
 	}
 	num := func(x Num) string {
@@ -366,7 +401,7 @@ func WriteCSV(w io.Writer, reports []*Report) error {
 				num(row.GBps), num(row.PctCopy), num(row.MItemsPS), num(row.SpeedUp), num(row.Step), num(row.Result), index,
 				num(row.Error), num(row.Tolerance), strconv.FormatBool(row.Pass), row.Refused, row.Note, num(Num(r.L2Bytes)),
 				r.Commit, r.Date}
-			if err := c.Write(rec); err != nil {
+			if err := c.Write(append(rec, counterRecord(row.Counters, num)...)); err != nil {
 				return err
 			}
 		}
@@ -380,9 +415,17 @@ func WriteCSVFile(path string, reports []*Report) error {
 	return writeFile(path, "-csv", func(w io.Writer) error { return WriteCSV(w, reports) })
 }
 
-// WriteSVGFile draws the reports to path (WriteSVG), beside it first and renamed once whole.
-func WriteSVGFile(path string, reports []*Report) error {
-	return writeFile(path, "-plot", func(w io.Writer) error { return WriteSVG(w, reports, reports[0].L2Bytes) })
+// WriteSVGFile draws the reports to path (WriteSVG; with a counter key, one size's bars of that
+// counter: WriteCounterSVG), beside it first and renamed once whole.
+func WriteSVGFile(path string, reports []*Report, counter ...string) error {
+	return writeFile(path, "-plot", func(w io.Writer) error { return writePicture(w, reports, counter...) })
+}
+
+func writePicture(w io.Writer, reports []*Report, counter ...string) error {
+	if len(counter) > 0 && counter[0] != "" && len(reports) == 1 {
+		return WriteCounterSVG(w, reports[0], counter[0])
+	}
+	return WriteSVG(w, reports, reports[0].L2Bytes)
 }
 
 func writeFile(path, flag string, write func(io.Writer) error) error {
@@ -467,7 +510,8 @@ func ReadCSV(r io.Reader) ([]*Report, error) {
 		r := out[len(out)-1]
 		r.Rows = append(r.Rows, Row{Variant: get(rec, "variant"), Refused: get(rec, "refused"), KernelMs: num(rec, "kernel_ms"),
 			SpreadPct: num(rec, "spread_pct"), HostMs: num(rec, "host_ms"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"),
-			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true", Note: get(rec, "note")})
+			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true", Note: get(rec, "note"),
+			Counters: readCounters(func(name string) Num { return num(rec, name) }, func(name string) string { return get(rec, name) })})
 	}
 	return out, nil
 }
