@@ -60,7 +60,11 @@ func TestFilesEveryOperator(t *testing.T) {
 		variant = "all"
 	}
 	for _, op := range []string{"sum", "min", "max", "mean", "norm", "dot", "argmin", "argmax"} {
-		code, stdout, stderr := clitest.Run(t, "redukcija", "-variant", variant, "-a", a, "-b", b, "-op", op, "-reps", "2")
+		args := []string{"-variant", variant, "-a", a, "-op", op, "-reps", "2"}
+		if op == "dot" { // (-b is dot's alone: beside another operator it is refused)
+			args = append(args, "-b", b)
+		}
+		code, stdout, stderr := clitest.Run(t, "redukcija", args...)
 		if code != 0 || !strings.Contains(stdout, "PASS") {
 			t.Errorf("redukcija -op %s on int32 files: exit %d\n%s%s", op, code, stdout, stderr)
 		}
@@ -125,5 +129,14 @@ func TestResults(t *testing.T) {
 		if _, table, _ := clitest.Run(t, "redukcija", args...); !strings.Contains(table, c.table) {
 			t.Errorf("redukcija %v: the table does not show %q:\n%s", args, c.table, table)
 		}
+	}
+}
+
+// cg's domain is the grid that stays resident: past it the refusal names this device's most
+// (planned without a GPU on the no-GPU profile).
+func TestCgNamesItsMostBlocks(t *testing.T) {
+	code, _, stderr := clitest.Run(t, "redukcija", "-variant", "cg", "-blocks", "100000")
+	if code != 2 || !strings.Contains(stderr, "-variant cg does not cover") || !strings.Contains(stderr, "blocks of 256 threads here)") {
+		t.Errorf("redukcija -variant cg -blocks 100000: exit %d, %q", code, stderr)
 	}
 }

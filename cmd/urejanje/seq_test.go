@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"tecaj/internal/cli/clitest"
@@ -58,5 +59,16 @@ func TestSeq(t *testing.T) {
 	}
 	if ran != 4 {
 		t.Fatalf("ran %d", ran)
+	}
+}
+
+// seq's domain: past 2^24 keys in all the network takes minutes, and it is refused when named
+// (exit 2, before any work) and skipped under -variant all.
+func TestSeqDomain(t *testing.T) {
+	for _, args := range [][]string{{"-n", "2^24+1"}, {"-n", "2^20", "-batch", "17"}} {
+		code, stdout, stderr := clitest.Run(t, "urejanje", append(args, "-variant", "seq")...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "at most 2^24 keys") {
+			t.Errorf("urejanje %v -variant seq: exit %d, %q; want 2 and its domain", args, code, stderr)
+		}
 	}
 }

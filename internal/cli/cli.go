@@ -58,7 +58,19 @@ type Options struct {
 }
 
 // HostVariant is a variant that runs on the host (no GPU needed).
-type HostVariant struct{ Name, Summary string }
+type HostVariant struct {
+	Name, Summary string
+	// Outside is "" where the variant covers a run of n items, else its domain (nil: any n)
+	Outside func(n int64) string
+}
+
+// outside is h's domain where it does not cover n, else "".
+func (h HostVariant) outside(n int64) string {
+	if h.Outside == nil {
+		return ""
+	}
+	return h.Outside(n)
+}
 
 // Session holds a command's inputs and reference, and runs one variant at a time.
 type Session interface {
@@ -293,6 +305,11 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	for _, h := range c.HostVariants {
 		if o.picks(h.Name) {
 			hosts = append(hosts, h)
+			if why := h.outside(o.N); why != "" && o.Variant != "all" {
+				fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d%s: its domain is %s\n", c.name(), h.Name, o.N,
+					strings.TrimRight(" "+c.params(), " "), why)
+				return nil, ExitUsage
+			}
 		}
 	}
 	for _, v := range chosen {
@@ -324,7 +341,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 						continue
 					}
 					if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
-						c.refuseDomain(stderr, v, o)
+						c.refuseDomain(stderr, v, o, err)
 						return nil, ExitUsage
 					}
 				}
@@ -364,7 +381,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		plans[i], err = c.Plan(dev, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks})
 		switch {
 		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
-			c.refuseDomain(stderr, v, o)
+			c.refuseDomain(stderr, v, o, err)
 			return nil, ExitUsage
 		case errors.Is(err, gpu.ErrOutsideDomain):
 			refused[i] = "outside domain: " + v.Domain
@@ -399,9 +416,14 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 }
 
 // refuseDomain says, in one line, that a variant does not cover the request, and what does.
-func (c Command) refuseDomain(stderr io.Writer, v gpu.Variant, o Options) {
-	fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d%s: its domain is %s\n",
-		c.name(), v.Name, o.N, o.Threads, o.Blocks, strings.TrimRight(" "+c.params(), " "), v.Domain)
+func (c Command) refuseDomain(stderr io.Writer, v gpu.Variant, o Options, err error) {
+	detail := ""
+	var d *gpu.DomainDetail
+	if errors.As(err, &d) {
+		detail = " (" + d.Detail + ")"
+	}
+	fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d%s: its domain is %s%s\n",
+		c.name(), v.Name, o.N, o.Threads, o.Blocks, strings.TrimRight(" "+c.params(), " "), v.Domain, detail)
 }
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.
@@ -468,6 +490,10 @@ func (c Command) measure(o Options, dev *gpu.Device, chosen []gpu.Variant, plans
 		}
 	}
 	for _, h := range hosts {
+		if why := h.outside(o.N); why != "" { // (named, it was refused before the work)
+			r.Rows = append(r.Rows, report.RefusedRow(h.Name, "outside domain: "+why))
+			continue
+		}
 		stop := showProgress(stderr, c.name()+": running "+h.Name)
 		row, err := s.RunHost(h.Name)
 		stop()
@@ -682,7 +708,11 @@ func (c Command) list(w io.Writer, device []gpu.Variant) {
 		fmt.Fprintf(w, "%-6s %s%s\n       domain: %s\n       bytes moved: %s\n", v.Name, v.Summary, extra, v.Domain, v.Bytes)
 	}
 	for _, h := range c.HostVariants {
-		fmt.Fprintf(w, "%-6s %s\n       domain: any n (host, no GPU needed)\n", h.Name, h.Summary)
+		domain := "any n"
+		if h.Outside != nil {
+			domain = h.Outside(1<<62) + ","
+		}
+		fmt.Fprintf(w, "%-6s %s\n       domain: %s (host, no GPU needed)\n", h.Name, h.Summary, domain)
 	}
 	c.listClaims(w)
 }

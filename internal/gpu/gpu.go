@@ -39,6 +39,16 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s (%s)", e.Op, e.Text,
 // ErrOutsideDomain is wrapped by errors of requests outside a variant's domain.
 var ErrOutsideDomain = errors.New("outside the variant's domain")
 
+// DomainDetail is a refusal that knows more than the variant's domain says (the most blocks this
+// device keeps resident): Detail is that, in words.
+type DomainDetail struct {
+	Err    error
+	Detail string
+}
+
+func (e *DomainDetail) Error() string { return e.Err.Error() + ": " + e.Detail }
+func (e *DomainDetail) Unwrap() error { return e.Err }
+
 // ErrUnavailable is wrapped by errors of library variants whose library is not installed.
 var ErrUnavailable = errors.New("its library is not installed")
 
