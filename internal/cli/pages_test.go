@@ -59,7 +59,9 @@ func TestCountersOnGPU(t *testing.T) {
 			t.Errorf("the output lacks %q:\n%s", s, stdout)
 		}
 	}
-	for _, claim := range []string{"r1: fewer divergent branches than r0", "r2: fewer shared bank conflicts than r1", "r3: half the launched warps of r2"} {
+	// (the H100 shows these; r0's short if is predicated, not branched: 0 divergent branches in
+	// both r0 and r1, a finding the table states)
+	for _, claim := range []string{"r1: more threads on per instruction than r0", "r2: fewer shared bank conflicts than r1", "r3: half the launched warps of r2"} {
 		if !regexp.MustCompile(regexp.QuoteMeta(claim) + ` +seen `).MatchString(stdout) {
 			t.Errorf("%q is not seen:\n%s", claim, stdout)
 		}

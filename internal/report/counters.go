@@ -23,6 +23,7 @@ var NcuMetrics = []string{
 	"dram__bytes_read.sum",
 	"dram__bytes_write.sum",
 	"smsp__inst_executed.sum",
+	"smsp__thread_inst_executed_pred_on.sum",
 	"gpu__time_duration.sum",
 }
 
@@ -30,6 +31,9 @@ var NcuMetrics = []string{
 type Counters struct {
 	Kernels   int `json:"kernels"`            // kernel launches measured (one run's)
 	Divergent Num `json:"divergent_branches"` // branch targets where a warp's threads diverged
+	// threads that execute an average warp instruction (of 32): where the compiler predicates a
+	// short if, divergence shows here and not as branches
+	Lanes     Num `json:"threads_per_inst"`
 	Conflicts Num `json:"shared_bank_conflicts"`
 	// active warps as a % of the peak an SM sustains, over the time each kernel ran (the
 	// kernels' figures weighted by their durations)
@@ -46,11 +50,11 @@ type Counters struct {
 func (c *Counters) DRAM() Num { return c.DRAMRead + c.DRAMWrite }
 
 // CounterKeys name the counters for claims and -plot-counter, in the table's order.
-var CounterKeys = []string{"divergent", "conflicts", "active", "warps", "dram", "inst"}
+var CounterKeys = []string{"divergent", "lanes", "conflicts", "active", "warps", "dram", "inst"}
 
 // counterTitles are the keys' words in tables, claims and pictures.
 var counterTitles = map[string]string{
-	"divergent": "divergent branches", "conflicts": "shared bank conflicts", "active": "active warps %",
+	"divergent": "divergent branches", "lanes": "threads on per instruction", "conflicts": "shared bank conflicts", "active": "active warps %",
 	"warps": "launched warps", "dram": "DRAM bytes", "inst": "instructions per warp",
 }
 
@@ -62,6 +66,8 @@ func (c *Counters) Value(key string) float64 {
 	switch key {
 	case "divergent":
 		return float64(c.Divergent)
+	case "lanes":
+		return float64(c.Lanes)
 	case "conflicts":
 		return float64(c.Conflicts)
 	case "active":
@@ -228,9 +234,12 @@ func SumLaunches(launches []Launch, skip string) *Counters {
 	if weight > 0 {
 		c.ActivePct = Num(activeW / weight)
 	}
-	c.InstWarp = Num(math.NaN())
+	c.InstWarp, c.Lanes = Num(math.NaN()), Num(math.NaN())
 	if c.Warps > 0 {
 		c.InstWarp = c.Inst / c.Warps
+	}
+	if on := sum("smsp__thread_inst_executed_pred_on.sum"); c.Inst > 0 && !math.IsNaN(float64(on)) {
+		c.Lanes = on / c.Inst
 	}
 	return c
 }
@@ -358,7 +367,7 @@ func (r *Report) hasCounters() bool {
 // counterCells is the counters' table as cells: a header and a row a variant that has counters
 // or says why not.
 func (r *Report) counterCells() [][]string {
-	cells := [][]string{{"variant", "kernels", "divergent branches", "bank conflicts", "active warps %", "launched warps",
+	cells := [][]string{{"variant", "kernels", "divergent branches", "threads/inst", "bank conflicts", "active warps %", "launched warps",
 		"DRAM read+write", "must move", "DRAM/moved", "inst/warp", ""}}
 	for _, row := range r.Rows {
 		c := row.Counters
@@ -372,14 +381,17 @@ func (r *Report) counterCells() [][]string {
 		if row.Bytes > 0 && !math.IsNaN(float64(c.DRAM())) {
 			ratio = fmt.Sprintf("%.2f", float64(c.DRAM())/float64(row.Bytes))
 		}
-		active, inst := "-", "-"
+		active, inst, lanes := "-", "-", "-"
+		if !math.IsNaN(float64(c.Lanes)) {
+			lanes = fmt.Sprintf("%.1f", float64(c.Lanes))
+		}
 		if !math.IsNaN(float64(c.ActivePct)) {
 			active = fmt.Sprintf("%.1f", float64(c.ActivePct))
 		}
 		if !math.IsNaN(float64(c.InstWarp)) {
 			inst = fmt.Sprintf("%.1f", float64(c.InstWarp))
 		}
-		cells = append(cells, []string{row.Variant, strconv.Itoa(c.Kernels), countText(float64(c.Divergent)),
+		cells = append(cells, []string{row.Variant, strconv.Itoa(c.Kernels), countText(float64(c.Divergent)), lanes,
 			countText(float64(c.Conflicts)), active, countText(float64(c.Warps)), countText(float64(c.DRAM())),
 			countText(float64(row.Bytes)), ratio, inst, ""})
 	}
@@ -417,14 +429,14 @@ func (r *Report) writeCounters(w io.Writer) error {
 // counterCSV is the counters' columns of WriteCSV (appended after the old ones: readers find
 // columns by name).
 var counterCSV = []string{"divergent_branches", "shared_bank_conflicts", "active_warps_pct", "launched_warps",
-	"dram_read_bytes", "dram_write_bytes", "inst_per_warp", "counter_kernels"}
+	"dram_read_bytes", "dram_write_bytes", "inst_per_warp", "counter_kernels", "threads_per_inst"}
 
 func counterRecord(c *Counters, num func(Num) string) []string {
 	if c == nil {
 		return make([]string, len(counterCSV))
 	}
 	return []string{num(c.Divergent), num(c.Conflicts), num(c.ActivePct), num(c.Warps), num(c.DRAMRead), num(c.DRAMWrite),
-		num(c.InstWarp), strconv.Itoa(c.Kernels)}
+		num(c.InstWarp), strconv.Itoa(c.Kernels), num(c.Lanes)}
 }
 
 // readCounters is a CSV row's counters, nil where it has none.
@@ -435,7 +447,8 @@ func readCounters(num func(string) Num, get func(string) string) *Counters {
 	}
 	c := &Counters{Kernels: k, Divergent: num("divergent_branches"), Conflicts: num("shared_bank_conflicts"),
 		ActivePct: num("active_warps_pct"), Warps: num("launched_warps"), DRAMRead: num("dram_read_bytes"),
-		DRAMWrite: num("dram_write_bytes"), InstWarp: num("inst_per_warp"), Inst: Num(math.NaN()), TimeNs: Num(math.NaN())}
+		DRAMWrite: num("dram_write_bytes"), InstWarp: num("inst_per_warp"), Inst: Num(math.NaN()), TimeNs: Num(math.NaN()),
+		Lanes: num("threads_per_inst")}
 	c.Inst = c.InstWarp * c.Warps
 	return c
 }
