@@ -54,7 +54,7 @@ func command() cli.Command {
 		// what each step of the lecture should change (docs/redukcija.md): -counters checks them
 		Claims: []cli.Claim{
 			{Variant: "r1", Than: "r0", Counter: "divergent", Fewer: true},
-			{Variant: "r1", Than: "r0", Counter: "lanes"},
+			{Variant: "r1", Than: "r0", Counter: "inst", Fewer: true},
 			{Variant: "r2", Than: "r1", Counter: "conflicts", Fewer: true},
 			{Variant: "r3", Than: "r2", Counter: "warps", Factor: 0.5},
 			{Variant: "r4", Than: "r3", Counter: "inst", Fewer: true},
