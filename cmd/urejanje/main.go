@@ -75,8 +75,8 @@ func command() cli.Command {
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
 			{Name: "seq", Summary: "host: seed 001's sequential bitonic network (any n: padded), arrays in parallel; no GPU needed",
 				Outside: func(n int64) string { // O(n log^2 n): half a minute at 2^24 keys, over an hour at 2^28
-					if n*opt.batch > 1<<24 {
-						return "at most 2^24 keys in all (-n x -batch): the network's n log^2 n steps take minutes past it"
+					if n*opt.batch > 1<<25 {
+						return "at most 2^25 keys in all (-n x -batch): the network's n log^2 n steps take minutes past it"
 					}
 					return ""
 				}},

@@ -62,12 +62,12 @@ func TestSeq(t *testing.T) {
 	}
 }
 
-// seq's domain: past 2^24 keys in all the network takes minutes, and it is refused when named
+// seq's domain: past 2^25 keys in all the network takes minutes, and it is refused when named
 // (exit 2, before any work) and skipped under -variant all.
 func TestSeqDomain(t *testing.T) {
-	for _, args := range [][]string{{"-n", "2^24+1"}, {"-n", "2^20", "-batch", "17"}} {
+	for _, args := range [][]string{{"-n", "2^25+1"}, {"-n", "2^21", "-batch", "17"}} {
 		code, stdout, stderr := clitest.Run(t, "urejanje", append(args, "-variant", "seq")...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "at most 2^24 keys") {
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "at most 2^25 keys") {
 			t.Errorf("urejanje %v -variant seq: exit %d, %q; want 2 and its domain", args, code, stderr)
 		}
 	}
