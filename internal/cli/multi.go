@@ -129,6 +129,11 @@ func preflightMulti(o Options) error {
 	if o.GPUs > count {
 		return fmt.Errorf("-gpus %d: this machine has %d GPU(s)", o.GPUs, count)
 	}
+	// a launcher's ranks on this host each need a GPU of their own (NCCL refuses two ranks on one),
+	// unless it gives each rank its own CUDA_VISIBLE_DEVICES
+	if l := o.Launch; l.From != "" && l.LocalSize > count && (count > 1 || os.Getenv("CUDA_VISIBLE_DEVICES") == "") {
+		return fmt.Errorf("%s started %d ranks on this host, which has %d GPU(s): one GPU a rank (mpiexec -n %d)", l.From, l.LocalSize, count, count)
+	}
 	if _, err := gpu.NCCL(); err != nil {
 		return fmt.Errorf("%s: %v", map[bool]string{true: "-gpus", false: "-nranks"}[o.GPUs > 0], err)
 	}
