@@ -83,10 +83,12 @@ func TestHelpListAndBenchmarksNeedNoGPU(t *testing.T) {
 // Every command that reads two vectors with the shared -a and -b (cli.VectorFiles; its -h says
 // so) refuses bad files with one line naming the file and the problem, and runs on good ones.
 func TestVectorFilesUsage(t *testing.T) {
+	checked := 0
 	for _, name := range clitest.Commands(t) {
 		if _, _, help := clitest.Run(t, name, "-h"); !strings.Contains(help, "vector a from a 1-D .npy file") {
 			continue // not the shared -a/-b (cli.VectorFiles)
 		}
+		checked++
 		if code, stdout, stderr := clitest.Run(t, name, "-variant", "cpu", "-a", "../data/testdata/f4.npy", "-b", "../data/testdata/v2.npy"); code != 2 {
 			t.Errorf("%s with -a of 5 and -b of 2 elements: exit %d\n%s%s", name, code, stdout, stderr)
 		}
@@ -110,6 +112,9 @@ func TestVectorFilesUsage(t *testing.T) {
 				t.Errorf("%s %v: exit %d, %q; want 2 and one line with %q", name, c.args, code, stderr, c.want)
 			}
 		}
+	}
+	if checked < 2 { // (razlika and razdalja)
+		t.Errorf("only %d commands take the shared -a and -b, want razlika and razdalja at least", checked)
 	}
 }
 

@@ -79,8 +79,8 @@ func TestCountersOnGPU(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil {
-		t.Fatalf("-json: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || len(r.Rows) < 4 {
+		t.Fatalf("-json: exit %d, %v, %d rows (want r0, r7, best and cub)\n%s%s", code, err, len(r.Rows), stdout, stderr)
 	}
 	for _, row := range r.Rows {
 		if row.Counters == nil || row.Counters.Kernels < 1 || row.Counters.Warps < 1 || row.Counters.DRAM < 0.9*4*(1<<20) {

@@ -70,26 +70,58 @@ func upload(t *testing.T, xs []float32, managed bool) *Buffer {
 
 // The library from Go: each program's every variant at sizes that are multiples of nothing,
 // through the cgo layer (plan, scratch, run, copy back, the host's part), checked against the
-// float64 reference. Each program's test file registers how to run one variant (fromGo).
-type goRun func(t *testing.T, d *Device, v Variant, n int64) error
+// float64 reference. Each program's test file registers how to run one variant (fromGo); it
+// counts each case it checks and each it refuses within itself (an operator or shape outside the
+// variant's domain) in the tally, and returns ErrOutsideDomain where it refuses the whole run.
+type goRun func(t *testing.T, d *Device, v Variant, n int64, c *tally) error
 
 var fromGo = map[string]goRun{}
 
+// tally counts a variant's cases from Go: checked against the reference, refused (outside its
+// domain), unavailable (a library loaded at run time, not installed on this host).
+type tally struct{ checked, refused, unavailable int }
+
+// The floors make a run that checks nothing fail: every variant checks a case (but the lecture's
+// counter-examples, which are expected wrong, and a library not installed here), and at least
+// half of a program's variant-and-size pairs check one.
 func TestEveryProgramFromGo(t *testing.T) {
 	d := openOrSkip(t)
+	sizes := []int64{1, 31, 33, 1025, 1<<20 + 3}
 	for _, p := range Programs() {
 		run, ok := fromGo[p.Name]
 		if !ok {
 			t.Errorf("%s: no test from Go (register one in internal/gpu/%s_test.go)", p.Name, p.Name)
 			continue
 		}
+		var all tally
+		pairs := 0 // (variant, size) pairs that checked a case
 		for _, v := range p.Variants() {
-			for _, n := range []int64{1, 31, 33, 1025, 1<<20 + 3} {
-				// (npp where NPP is not installed: unavailable)
-				if err := run(t, d, v, n); err != nil && !errors.Is(err, ErrOutsideDomain) && !errors.Is(err, ErrUnavailable) {
+			var vt tally
+			for _, n := range sizes {
+				before := vt.checked
+				err := run(t, d, v, n, &vt)
+				switch {
+				case errors.Is(err, ErrOutsideDomain):
+					vt.refused++
+				case errors.Is(err, ErrUnavailable): // (npp where NPP is not installed)
+					vt.unavailable++
+				case err != nil:
 					t.Fatalf("%s %s n=%d: %v", p.Name, v.Name, n, err)
 				}
+				if vt.checked > before {
+					pairs++
+				}
 			}
+			if vt.checked == 0 && !v.CounterExample && vt.unavailable < len(sizes) {
+				t.Errorf("%s %s: no case checked at n = %v (%d refused, %d unavailable)", p.Name, v.Name, sizes, vt.refused, vt.unavailable)
+			}
+			all.checked, all.refused, all.unavailable = all.checked+vt.checked, all.refused+vt.refused, all.unavailable+vt.unavailable
+		}
+		floor := len(p.Variants()) * len(sizes) / 2
+		t.Logf("%s: %d cases checked, %d refused, %d unavailable; %d of %d variant-size pairs checked (floor %d)",
+			p.Name, all.checked, all.refused, all.unavailable, pairs, len(p.Variants())*len(sizes), floor)
+		if pairs < floor {
+			t.Errorf("%s: only %d of %d variant-size pairs checked a case, want at least %d", p.Name, pairs, len(p.Variants())*len(sizes), floor)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func TestKonvolucijaPlansWithoutGPU(t *testing.T) {
 
 func init() {
 	// a 2-D image n/97 + 1 rows high, box 3x3 and an asymmetric 5x3 mask, replicate border
-	fromGo["konvolucija"] = func(t *testing.T, d *Device, v Variant, n int64) error {
+	fromGo["konvolucija"] = func(t *testing.T, d *Device, v Variant, n int64, cases *tally) error {
 		w := 97
 		h := int(n)/w + 1
 		img := make([]float32, w*h)
@@ -69,6 +69,7 @@ func init() {
 			if _, bad, first := verify.ConvCheck(got, want, verify.ConvTolerance(m, 1)); bad != 0 {
 				t.Errorf("konvolucija %s %dx%d %s: %d bad, %s", v.Name, w, h, spec, bad, first)
 			}
+			cases.checked++
 		}
 		return nil
 	}

@@ -22,7 +22,7 @@ func TestPrefiksPlansWithoutGPU(t *testing.T) {
 
 func init() {
 	// inclusive and exclusive int32 sums (exact), plain, and segmented for the variants that take segments
-	fromGo["prefiks"] = func(t *testing.T, d *Device, v Variant, n int64) error {
+	fromGo["prefiks"] = func(t *testing.T, d *Device, v Variant, n int64, cases *tally) error {
 		in := make([]uint32, n)
 		verify.ScanInput(in, "int32", n)
 		flags := make([]byte, n)
@@ -42,6 +42,7 @@ func init() {
 			for _, excl := range []bool{false, true} {
 				pl, err := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: vocab.Sum, Type: vocab.Int32, Exclusive: excl, Segmented: segmented})
 				if errors.Is(err, ErrOutsideDomain) {
+					cases.refused++
 					continue
 				}
 				if err != nil {
@@ -65,6 +66,7 @@ func init() {
 				if c := verify.CheckScan("sum", "int32", out, verify.Scan("sum", "int32", excl, in, f), func(float64) float64 { return 0 }); c.Bad != 0 {
 					t.Errorf("prefiks %s n=%d exclusive=%v segmented=%v: %s", v.Name, n, excl, segmented, c.First)
 				}
+				cases.checked++
 			}
 		}
 		return nil

@@ -12,6 +12,8 @@ var planners = map[string]func(d *Device, v Variant, n int64) ([]Launch, error){
 // Every variant of every program, planned for every emulated profile (no GPU needed), launches
 // within that profile's limits: threads a block, blocks a grid, shared memory a block. And the
 // plans are the profile's: a grid-stride best fills that device's multiprocessors, no more.
+// Floors: every variant plans a launch, and each program at least one for half its variants and
+// sizes (200 in all), so a table that refuses everything fails.
 func TestPlansFitEveryProfile(t *testing.T) {
 	names := Profiles()
 	if len(names) < 4 {
@@ -23,6 +25,7 @@ func TestPlansFitEveryProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		lim := d.desc
+		sizes := []int64{1, 33, 1025, 65537, 1000000, 1<<24 + 3, 1 << 28}
 		planned := 0
 		for _, p := range Programs() {
 			plan, ok := planners[p.Name]
@@ -30,18 +33,21 @@ func TestPlansFitEveryProfile(t *testing.T) {
 				t.Errorf("%s: no planner (register one in internal/gpu/%s_test.go)", p.Name, p.Name)
 				continue
 			}
+			variants, programPlanned := 0, 0
 			for _, v := range p.Variants() {
 				if v.Library {
 					continue // (the library sizes its own launches, and asks a GPU for its scratch)
 				}
-				for _, n := range []int64{1, 33, 1025, 65537, 1000000, 1<<24 + 3, 1 << 28} {
+				variants++
+				variantPlanned := 0
+				for _, n := range sizes {
 					launches, err := plan(d, v, n)
 					if err != nil && !errors.Is(err, ErrOutsideDomain) {
 						t.Errorf("%s: %s %s n=%d: %v", name, p.Name, v.Name, n, err)
 						continue
 					}
 					for _, l := range launches {
-						planned++
+						variantPlanned++
 						if l.Threads > int(lim.max_threads_per_block) || l.Blocks > int(lim.max_grid_x) ||
 							l.SharedBytes > int64(lim.shared_per_block_optin) || l.Blocks < 0 || l.Threads < 0 {
 							t.Errorf("%s: %s %s n=%d: %d threads x %d blocks, %d bytes of shared memory: past the profile's "+
@@ -50,7 +56,16 @@ func TestPlansFitEveryProfile(t *testing.T) {
 						}
 					}
 				}
+				if variantPlanned == 0 {
+					t.Errorf("%s: %s %s planned no launch at n = %v", name, p.Name, v.Name, sizes)
+				}
+				programPlanned += variantPlanned
 			}
+			if floor := variants * len(sizes) / 2; programPlanned < floor {
+				t.Errorf("%s: %s planned %d launches, want at least %d (half its %d variants times %d sizes)",
+					name, p.Name, programPlanned, floor, variants, len(sizes))
+			}
+			planned += programPlanned
 		}
 		if planned < 200 {
 			t.Errorf("%s: only %d plans", name, planned)

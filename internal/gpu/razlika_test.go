@@ -82,7 +82,7 @@ func TestRazlikaLessonPlans(t *testing.T) {
 }
 
 func init() {
-	fromGo["razlika"] = func(t *testing.T, d *Device, v Variant, n int64) error {
+	fromGo["razlika"] = func(t *testing.T, d *Device, v Variant, n int64, cases *tally) error {
 		pl, err := d.PlanRazlika(Request{Variant: v, N: n, Threads: 256}, false)
 		if err != nil {
 			return err
@@ -107,6 +107,7 @@ func init() {
 		if got := verify.CheckDifference(ha, hb, c); got.Mismatches != 0 {
 			t.Errorf("razlika %s n=%d: %+v", v.Name, n, got)
 		}
+		cases.checked++
 		return nil
 	}
 }

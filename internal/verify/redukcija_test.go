@@ -6,54 +6,82 @@ import (
 	"testing"
 )
 
-func TestReductionReferenceAndCheck(t *testing.T) {
-	a := []float64{3, -1, math.NaN(), -1, math.NaN(), 7}
-	if r := Reference("argmin", a, nil); r.Index != 2 || !math.IsNaN(r.Extreme) {
-		t.Errorf("argmin with NaNs: %+v, want the first NaN (2)", r)
+var (
+	withNaNs    = []float64{3, -1, math.NaN(), -1, math.NaN(), 7}
+	withTies    = []float64{3, -1, 5, -1, 7}
+	bigInts     = []float64{2147483000, 2147483000, -5}
+	signedZeros = []float64{0, math.Copysign(0, -1), 0}
+)
+
+// referenceTest is what Reference gives for op over in: for min, max, argmin and argmax the
+// extreme and its index; for sum the sum and, for integer inputs, the wrapped int64 sum.
+type referenceTest struct {
+	op      string
+	in      []float64
+	index   int64
+	extreme float64 // (NaN: the first NaN)
+	sum     float64
+	exact   int64 // (0: the inputs are not integers, not checked)
+}
+
+var referenceTests = []referenceTest{
+	{op: "argmin", in: withNaNs, index: 2, extreme: math.NaN()}, // the first NaN
+	{op: "argmin", in: withTies, index: 1, extreme: -1},         // the first of two ties
+	{op: "argmax", in: withTies, index: 4, extreme: 7},
+	{op: "sum", in: []float64{1, 1e100, -1e100}, sum: 1}, // compensated: 1 + 1e100 - 1e100 is 1
+	{op: "sum", in: bigInts, sum: 4294965995, exact: 4294965995},
+}
+
+func TestReductionReference(t *testing.T) {
+	for i := range referenceTests {
+		test := &referenceTests[i]
+		r := Reference(test.op, test.in, nil)
+		var ok bool
+		if test.op == "sum" {
+			ok = r.Sum == test.sum && (test.exact == 0 || r.Exact == test.exact)
+		} else {
+			ok = r.Index == test.index && (r.Extreme == test.extreme || math.IsNaN(r.Extreme) && math.IsNaN(test.extreme))
+		}
+		if !ok {
+			t.Errorf("Reference(%s, %v) = %+v, want %+v", test.op, test.in, r, *test)
+		}
 	}
-	b := []float64{3, -1, 5, -1, 7}
-	if r := Reference("argmin", b, nil); r.Index != 1 || r.Extreme != -1 {
-		t.Errorf("argmin ties: %+v, want the first -1 (1)", r)
-	}
-	if r := Reference("argmax", b, nil); r.Index != 4 {
-		t.Errorf("argmax: %+v", r)
-	}
-	// compensated: 1 + 1e100 - 1e100 is 1
-	if r := Reference("sum", []float64{1, 1e100, -1e100}, nil); r.Sum != 1 {
-		t.Errorf("compensated sum %g, want 1", r.Sum)
-	}
-	ints := []float64{2147483000, 2147483000, -5}
-	if r := Reference("sum", ints, nil); r.Exact != 4294965995 {
-		t.Errorf("int sum %d", r.Exact)
-	}
-	ref := Reference("sum", []float64{0.5, 0.25}, nil)
-	if c := CheckReduction("sum", "float32", 2, 0.75, 0, -1, ref, 0); !c.Pass {
-		t.Errorf("exact sum rejected: %+v", c)
-	}
-	if c := CheckReduction("sum", "float32", 2, 0.76, 0, -1, ref, 1e-6); c.Pass {
-		t.Errorf("a wrong sum passed: %+v", c)
-	}
-	if c := CheckReduction("sum", "int32", 3, 0, 4294965994, -1, Reference("sum", ints, nil), 0); c.Pass {
-		t.Errorf("an int sum off by one passed")
-	}
-	if c := CheckReduction("argmin", "float32", 5, -1, 0, 3, Reference("argmin", b, nil), 0); c.Pass {
-		t.Errorf("the second of two ties passed as argmin")
-	}
-	if c := CheckReduction("argmin", "float32", 5, -1, 0, 1, Reference("argmin", b, nil), 0); !c.Pass {
-		t.Errorf("argmin's right index and value rejected: %+v", c)
-	}
-	if c := CheckReduction("argmin", "float32", 5, 3, 0, 1, Reference("argmin", b, nil), 0); c.Pass {
-		t.Errorf("argmin's right index with another value passed")
-	}
-	zeros := []float64{0, math.Copysign(0, -1), 0}
-	if c := CheckReduction("argmax", "float32", 3, math.Copysign(0, -1), 0, 0, Reference("argmax", zeros, nil), 0); c.Pass {
-		t.Errorf("argmax's index 0 with -0.0 for the +0.0 there passed")
-	}
-	if c := CheckReduction("argmin", "float32", 6, -1, 0, 2, Reference("argmin", a, nil), 0); c.Pass {
-		t.Errorf("argmin's first NaN index with a number for its value passed")
-	}
-	if c := CheckReduction("min", "float32", 6, 3, 0, -1, Reference("min", a, nil), 0); c.Pass {
-		t.Errorf("a min that dropped the NaN passed")
+}
+
+// checkTest is a result (value, exact int64 sum, index) of op over in, checked by CheckReduction
+// against Reference(op, in) within tol; pass is whether it must pass.
+type checkTest struct {
+	name  string
+	op    string
+	typ   string
+	in    []float64
+	value float64
+	exact int64
+	index int64 // (-1: no index)
+	tol   float64
+	pass  bool
+}
+
+var checkTests = []checkTest{
+	{name: "an exact sum", op: "sum", typ: "float32", in: []float64{0.5, 0.25}, value: 0.75, index: -1, pass: true},
+	{name: "a wrong sum", op: "sum", typ: "float32", in: []float64{0.5, 0.25}, value: 0.76, index: -1, tol: 1e-6},
+	{name: "an int sum off by one", op: "sum", typ: "int32", in: bigInts, exact: 4294965994, index: -1},
+	{name: "the second of two ties as argmin", op: "argmin", typ: "float32", in: withTies, value: -1, index: 3},
+	{name: "argmin's right index and value", op: "argmin", typ: "float32", in: withTies, value: -1, index: 1, pass: true},
+	{name: "argmin's right index with another value", op: "argmin", typ: "float32", in: withTies, value: 3, index: 1},
+	{name: "argmax's index 0 with -0.0 for the +0.0 there", op: "argmax", typ: "float32", in: signedZeros, value: math.Copysign(0, -1), index: 0},
+	{name: "argmin's first NaN index with a number for its value", op: "argmin", typ: "float32", in: withNaNs, value: -1, index: 2},
+	{name: "a min that dropped the NaN", op: "min", typ: "float32", in: withNaNs, value: 3, index: -1},
+}
+
+func TestReductionCheck(t *testing.T) {
+	for i := range checkTests {
+		test := &checkTests[i]
+		c := CheckReduction(test.op, test.typ, int64(len(test.in)), test.value, test.exact, test.index, Reference(test.op, test.in, nil), test.tol)
+		if c.Pass != test.pass {
+			t.Errorf("%s (%s %s of %v: %v, exact %d, index %d, tolerance %g): pass %v, want %v (%+v)",
+				test.name, test.op, test.typ, test.in, test.value, test.exact, test.index, test.tol, c.Pass, test.pass, c)
+		}
 	}
 }
 
