@@ -58,7 +58,7 @@ func command() cli.Command {
 			opt.out.Flags(fs, "c (.npy)", ".npy")
 		},
 		Check: func(o *cli.Options) error {
-			opt.named = o.Variant != "all"
+			opt.named = o.Named()
 			return cli.FirstError(opt.out.Check(), opt.files.Load("razlika", o))
 		},
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazlika(r, opt.named) },

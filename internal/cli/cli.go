@@ -193,6 +193,9 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(reports) < len(o.Sizes) { // a sweep stopped part-way keeps the sizes that finished
 		fmt.Fprintf(stderr, "%s: the sweep stopped at -n %d; the %d size(s) before it are reported\n", c.name(), o.N, len(reports))
+		if o.Plot != "" && len(reports) == 1 {
+			fmt.Fprintf(stderr, "%s: -plot %s not written: a sweep's picture needs two sizes, and one finished\n", c.name(), o.Plot)
+		}
 	}
 	if rc := c.output(o, reports, stdout, stderr); rc != ExitOK {
 		return rc
@@ -220,6 +223,36 @@ func (c Command) checkSweep(o *Options) error {
 		}
 	}
 	o.N = o.Sizes[0]
+	return nil
+}
+
+// checkSweepDomains plans every named variant at every later size of a sweep (the command's
+// check first, for what it derives from n), then checks o's own size again.
+func (c Command) checkSweepDomains(o Options, dev *gpu.Device, chosen []gpu.Variant, hosts []HostVariant) error {
+	defer c.Check(&o)
+	for _, n := range o.Sizes[1:] {
+		at := o
+		at.N = n
+		if err := c.Check(&at); err != nil {
+			return err
+		}
+		for _, h := range hosts {
+			if why := h.outside(n); why != "" {
+				return usagef("-variant %s does not cover -n %d%s: its domain is %s; nothing was run", h.Name, n,
+					strings.TrimRight(" "+c.params(), " "), why)
+			}
+		}
+		for _, v := range chosen {
+			if v.OwnGrid && o.Blocks != 0 {
+				continue
+			}
+			if _, err := c.Plan(dev, gpu.Request{Variant: v, N: n, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
+				var b strings.Builder
+				c.refuseDomain(&b, v, at, err)
+				return usageError{strings.TrimSuffix(strings.TrimPrefix(b.String(), c.name()+": "), "\n") + "; nothing was run"}
+			}
+		}
+	}
 	return nil
 }
 
@@ -323,7 +356,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		}
 	}
 	if avail := hostAvailable(); avail > 0 {
-		device := len(chosen) > 0 || o.Info || o.multi()
+		device := c.wantsDevice(o)
 		if msg := memoryAdvice(o.N, func(m int64) float64 { return c.HostBytes(m, device) }, avail, 0, "host"); msg != "" {
 			fmt.Fprintf(stderr, "%s: %s (this machine has %.1f GB available)\n", c.name(), msg, avail/1e9)
 			return nil, ExitUsage
@@ -342,6 +375,12 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 					}
 					if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
 						c.refuseDomain(stderr, v, o, err)
+						return nil, ExitUsage
+					}
+				}
+				if len(o.Sizes) > 1 && o.Variant != "all" {
+					if err := c.checkSweepDomains(o, nil, chosen, hosts); err != nil {
+						fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 						return nil, ExitUsage
 					}
 				}
@@ -369,6 +408,12 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 				fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
 				return nil, ExitUsage
 			}
+		}
+	}
+	if len(o.Sizes) > 1 && o.N == o.Sizes[0] && o.Variant != "all" { // a sweep: every later size's domains, on this device, before any work
+		if err := c.checkSweepDomains(o, dev, chosen, hosts); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+			return nil, ExitUsage
 		}
 	}
 	plans := make([]gpu.Plan, len(chosen))
@@ -710,7 +755,7 @@ func (c Command) list(w io.Writer, device []gpu.Variant) {
 	for _, h := range c.HostVariants {
 		domain := "any n"
 		if h.Outside != nil {
-			domain = h.Outside(1<<62) + ","
+			domain = h.Outside(1<<62) + ";"
 		}
 		fmt.Fprintf(w, "%-6s %s\n       domain: %s (host, no GPU needed)\n", h.Name, h.Summary, domain)
 	}

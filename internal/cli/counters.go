@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -121,6 +122,18 @@ func (c Command) checkCounters(o *Options) error {
 // counterChild says whether this process is the run ncu profiles.
 func counterChild() bool { return os.Getenv(counterChildEnv) != "" }
 
+// childMode is counterChildEnv's value: "all" where the variant ran among -variant all (razlika's
+// 1 then runs as the step, not as the lecture's failure), else "1".
+func childMode(o Options) string {
+	if o.Variant == "all" {
+		return "all"
+	}
+	return "1"
+}
+
+// Named says whether -variant named the variants (not all): the lessons that fail run only then.
+func (o Options) Named() bool { return o.Variant != "all" && os.Getenv(counterChildEnv) != "all" }
+
 // profiled is set once the child's run has been profiled.
 var profiled bool
 
@@ -179,7 +192,7 @@ func (c Command) addCounters(o Options, r *report.Report, stderr io.Writer) {
 		row := &r.Rows[i]
 		v, _ := c.Program.Variant(row.Variant)
 		stop := showProgress(stderr, c.name()+": measuring the counters of "+v.Name)
-		counters, why, err := profile(ncu, exe, childArgs(o, v.Name), kernelFilter(c.Program, v))
+		counters, why, err := profile(ncu, exe, childArgs(o, v.Name), kernelFilter(c.Program, v), childMode(o))
 		stop()
 		if errors.Is(err, errNoPermission) {
 			r.CountersNote = permissionNote
@@ -198,7 +211,7 @@ var errNoPermission = errors.New(report.NcuPermission)
 // profile runs the command (exe with args: one variant) under ncu, its kernels only where
 // filter names them: the counters, or why there are none (errNoPermission: this user can read
 // none).
-func profile(ncu, exe string, childArgs []string, filter string) (*report.Counters, string, error) {
+func profile(ncu, exe string, childArgs []string, filter, mode string) (*report.Counters, string, error) {
 	args := []string{"--csv", "--print-units", "base", "--profile-from-start", "off", "--metrics", strings.Join(report.NcuMetrics, ",")}
 	run := func(filter string) (*report.Counters, string, error) {
 		a := args
@@ -206,7 +219,7 @@ func profile(ncu, exe string, childArgs []string, filter string) (*report.Counte
 			a = append(append([]string(nil), a...), "--kernel-name-base", "function", "--kernel-name", filter)
 		}
 		a = append(append(a, exe), childArgs...)
-		out, err := runTimed(ncu, a, counterTimeout)
+		out, err := runTimed(ncu, a, counterTimeout, mode)
 		if report.NcuRefused(out) {
 			return nil, "", errNoPermission
 		}
@@ -315,20 +328,31 @@ func childArgs(o Options, variant string) []string {
 
 // runTimed runs a command with counterChildEnv set and returns its output (stdout and stderr);
 // past limit, it kills the command's process group and returns context.DeadlineExceeded.
-func runTimed(name string, args []string, limit time.Duration) ([]byte, error) {
+func runTimed(name string, args []string, limit time.Duration, mode string) ([]byte, error) {
 	cmd := exec.Command(name, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Env = append(os.Environ(), counterChildEnv+"=1")
+	cmd.Env = append(os.Environ(), counterChildEnv+"="+mode)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // (ncu and the command it runs, killed together)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	interrupt := make(chan os.Signal, 1) // Ctrl-C: the group goes too (it has a group of its own)
+	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(interrupt)
 	select {
 	case err := <-done:
 		return out.Bytes(), err
+	case sig := <-interrupt:
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		signal.Stop(interrupt)
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Signal(sig) // (as the user asked: this process stops as it would have)
+		}
+		return out.Bytes(), fmt.Errorf("interrupted")
 	case <-time.After(limit):
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done

@@ -64,7 +64,11 @@ func (c Command) checkMulti(o *Options) error {
 	if !c.Multi {
 		return nil
 	}
-	launch, err := multi.FromEnv(os.Getenv)
+	getenv := os.Getenv
+	if counterChild() { // (the profiled run is one process on one GPU, whoever started its parent)
+		getenv = func(string) string { return "" }
+	}
+	launch, err := multi.FromEnv(getenv)
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -193,3 +193,17 @@ func TestIgnoredFlagsAndHints(t *testing.T) {
 	}
 	os.Remove(img)
 }
+
+// Item 1, domains: a named variant outside its domain at a later size of a sweep is refused
+// before the first size runs (host variants here; device variants planned without a GPU).
+func TestSweepDomainsAreCheckedBeforeItRuns(t *testing.T) {
+	for _, c := range [][]string{
+		{"urejanje", "-n", "2^4,2^26", "-variant", "seq"},
+		{"redukcija", "-n", "2^8,2^26", "-variant", "b1"},
+	} {
+		code, stdout, stderr := clitest.Run(t, c[0], c[1:]...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "does not cover -n 67108864") || !strings.Contains(stderr, "nothing was run") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 naming 2^26 before any work", c, code, stdout, stderr)
+		}
+	}
+}
