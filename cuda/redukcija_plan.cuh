@@ -341,11 +341,7 @@ extern "C" tc_status tc_redukcija_make_plan(const tc_redukcija_request *r, const
     case VCG: {
         // one cooperative launch: every block resident at once (the occupancy query for its
         // kernel; an emulated device: the same rules on the profile's limits), on a GPU that has it
-        int device = 0, cooperative = 1;
-        if (dev->profile[0] == 0 && cudaGetDevice(&device) == cudaSuccess)
-            (void)cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
-        (void)cudaGetLastError();  // (no GPU: the run finds out)
-        if (!cooperative) return TC_OUTSIDE_DOMAIN;
+        if (dev->no_cooperative_launch) return TC_OUTSIDE_DOMAIN;
         const void *kernel = nullptr;
         dispatch<false>(r->type, r->op, [&](auto t, auto a, auto op) -> tc_status {
             kernel = reinterpret_cast<const void *>(reduce_cg<typename decltype(t)::type, typename decltype(a)::type, decltype(op)>);

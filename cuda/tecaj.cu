@@ -82,6 +82,8 @@ tc_status tc_device_describe(tc_device *out) {
     TC_TRY(get_size(out->l2_bytes, cudaDevAttrL2CacheSize));
     TC_TRY(get(out->compute_major, cudaDevAttrComputeCapabilityMajor));
     TC_TRY(get(out->compute_minor, cudaDevAttrComputeCapabilityMinor));
+    TC_TRY(get(v, cudaDevAttrCooperativeLaunch));
+    out->no_cooperative_launch = v == 0;
     return TC_OK;
 }
 
@@ -117,7 +119,7 @@ tc_status tc_device_profile(const char *name, tc_device *out) {
     for (const Profile &p : kProfiles) {
         if (std::strcmp(p.name, name) != 0) continue;
         *out = tc_device{p.sms, p.threads_per_sm, p.blocks_per_sm, 1024, 65536, 0x7fffffff, 65535,
-                         p.shared_per_sm, 48 * KiB, p.shared_optin, p.l2, p.major, p.minor, {}};
+                         p.shared_per_sm, 48 * KiB, p.shared_optin, p.l2, p.major, p.minor, 0, {}};
         std::strncpy(out->profile, p.name, sizeof out->profile - 1);
         return TC_OK;
     }

@@ -468,6 +468,13 @@ TEST(Redukcija, DomainsWithoutGPU) {
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r3", 1000, TC_ARGMIN));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("atomic", (int64_t(1) << 24) + 1, TC_SUM));
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan("r2", 100000, TC_SUM, 256, 5));  // its grid must cover n
+    EXPECT_EQ(TC_OK, plan("cg", 100000, TC_SUM));
+    {  // a GPU without cooperative launch: cg is outside its domain there, from the device's figures
+        tc_device old = d;
+        old.no_cooperative_launch = 1;
+        const tc_redukcija_request r{{find("cg"), 100000, 256, 0}, TC_SUM, TC_FLOAT32};
+        EXPECT_EQ(TC_OUTSIDE_DOMAIN, tc_redukcija_make_plan(&r, &old, &p));
+    }
     ASSERT_EQ(TC_OK, plan("r2", 1 << 20, TC_SUM, 256));
     EXPECT_EQ(p.launch.blocks, 4096);
     EXPECT_EQ(p.launch.launches, 3);  // 2^20 -> 4096 -> 16 -> 1

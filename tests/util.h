@@ -108,7 +108,7 @@ inline tc_device device() {
 
 // A made-up H100-like device for plans that need no GPU (sm_90's limits; 132 SMs, 50 MiB of L2).
 inline tc_device fake_device() {
-    return tc_device{132, 2048, 32, 1024, 65536, 2147483647, 65535, 228 * 1024, 48 * 1024, 227 * 1024, 50 << 20, 9, 0, {}};
+    return tc_device{132, 2048, 32, 1024, 65536, 2147483647, 65535, 228 * 1024, 48 * 1024, 227 * 1024, 50 << 20, 9, 0, 0, {}};
 }
 
 // The sizes every variant is tested at. TECAJ_MAX_N (set by the GPU runner for the slow

@@ -82,7 +82,8 @@ func command() cli.Command {
 				MaskH: opt.mask.H, Mask: opt.mask.Weights, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude,
 				Uint8: opt.pixel == "uint8"})
 		},
-		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+		Output: &opt.out,
+		Open:   func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
 }
 

@@ -85,7 +85,8 @@ func command() cli.Command {
 			return dev.PlanPrefiks(gpu.ScanRequest{Request: r, Op: opt.opV, Type: opt.typV, Exclusive: opt.exclusive,
 				Segmented: opt.segmented()})
 		},
-		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+		Output: &opt.out,
+		Open:   func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
 }
 

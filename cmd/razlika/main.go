@@ -61,8 +61,9 @@ func command() cli.Command {
 			opt.named = o.Named()
 			return cli.FirstError(opt.out.Check(), opt.files.Load("razlika", o))
 		},
-		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazlika(r, opt.named) },
-		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+		Plan:   func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) { return dev.PlanRazlika(r, opt.named) },
+		Output: &opt.out,
+		Open:   func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
 }
 
@@ -98,10 +99,12 @@ func (s *session) Free() {
 	s.c.Free()
 }
 
-// verified fills the row's check from c (n elements) and past (the elements written past n):
-// exact agreement with the reference, every element written; the first c that passes goes to -o.
-func (s *session) verified(row report.Row, c []float32, past int64) (report.Row, error) {
+// verified fills the row's check from c (n elements, and a lesson's guard words past them): exact
+// agreement with the reference, every element written, none past n; the first c that passes goes to -o.
+func (s *session) verified(row report.Row, c []float32) (report.Row, error) {
 	check := verify.CheckDifference(s.in.A.Floats, s.in.B.Floats, c)
+	c = c[:len(s.in.A.Floats)]
+	past := check.Past
 	row.Error = report.Num(check.MaxAbs)
 	row.Tolerance = 0
 	row.Pass = check.Mismatches == 0 && past == 0
@@ -125,25 +128,14 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 	row := report.Row{CounterExample: pl.Lesson}
 	a, b, c := s.in.DA, s.in.DB, s.dc
 	out := s.c.Floats
-	if pl.Reach > s.o.N { // a lesson whose launch reads and writes past n: padded copies
-		pad := pl.Reach - s.o.N
-		var bufs [3]*gpu.Buffer
-		if err := gpu.AllocEach([]**gpu.Buffer{&bufs[0], &bufs[1], &bufs[2]}, 4*pl.Reach, 4*pl.Reach, 4*pl.Reach); err != nil {
+	if pl.Reach > s.o.N { // a lesson whose launch reads and writes past n: padded copies, c's pad guard words
+		var err error
+		if a, b, c, err = gpu.LessonBuffers(pl, s.in.A.Floats, s.in.B.Floats, func(k int, pad []float32) {
+			verify.Uniform(pad, s.o.Seed+int64(2+k))
+		}); err != nil {
 			return row, err
 		}
-		defer gpu.FreeEach(bufs[:]...)
-		a, b, c = bufs[0], bufs[1], bufs[2]
-		// a and b past n hold ordinary values from the seed (the kernel reads them); c's are guard words
-		tail := make([]float32, pad)
-		for k, in := range []struct {
-			buf  *gpu.Buffer
-			host []float32
-		}{{a, s.in.A.Floats}, {b, s.in.B.Floats}} {
-			verify.Uniform(tail, s.o.Seed+int64(2+k))
-			if err := in.buf.Upload(append(append([]float32{}, in.host...), tail...)); err != nil {
-				return row, err
-			}
-		}
+		defer gpu.FreeEach(a, b, c)
 		out = make([]float32, pl.Reach) // (reach is at most a block: tiny)
 	}
 	run := func() error { return gpu.RunRazlika(pl, a, b, c) }
@@ -157,13 +149,7 @@ func (s *session) RunDevice(plan gpu.Plan, _ *gpu.Buffer, timer *gpu.Timer) (rep
 	if err != nil {
 		return row, err
 	}
-	past := int64(0)
-	for _, x := range out[s.o.N:] {
-		if !verify.IsPoison(x) {
-			past++
-		}
-	}
-	if row, err = s.verified(row, out[:s.o.N], past); err != nil {
+	if row, err = s.verified(row, out); err != nil {
 		return row, err
 	}
 	row.D2HMs = report.Num(d2h)
@@ -197,7 +183,7 @@ func (s *session) runManaged(pl *gpu.RazlikaPlan, timer *gpu.Timer) (report.Row,
 	start := time.Now()
 	copy(s.c.Floats, c.Floats()) // the host's first touch migrates c back
 	row.D2HMs = report.Num(float64(time.Since(start).Nanoseconds()) / 1e6)
-	if row, err = s.verified(row, s.c.Floats, 0); err != nil {
+	if row, err = s.verified(row, s.c.Floats); err != nil {
 		return row, err
 	}
 	if err := cli.TimeKernel(&row, timer, s.o.Reps, run); err != nil {
@@ -211,7 +197,7 @@ func (s *session) runManaged(pl *gpu.RazlikaPlan, timer *gpu.Timer) (report.Row,
 
 func (s *session) RunHost(string) (report.Row, error) {
 	ms := cli.TimeHost(s.o.Reps, func() { verify.DifferenceCPU(s.in.A.Floats, s.in.B.Floats, s.c.Floats) })
-	row, err := s.verified(report.Row{}, s.c.Floats, 0)
+	row, err := s.verified(report.Row{}, s.c.Floats)
 	cli.HostTimes(&row, ms)
 	row.Bytes = report.Num(12 * float64(s.o.N))
 	return row, err

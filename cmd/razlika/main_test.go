@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -81,5 +82,17 @@ func TestLessonsRunWhenNamed(t *testing.T) {
 	// (no row's check says WRONG; the skip's domain text names the lesson's WRONG in words)
 	if code != 0 || regexp.MustCompile(`(?m) WRONG(  |$)`).MatchString(stdout) || !strings.Contains(stdout, "outside domain: n <= 1024") {
 		t.Errorf("razlika -variant all -n 5000: exit %d\n%s%s\nwant 0, 1 skipped, no WRONG", code, stdout, stderr)
+	}
+}
+
+// A lesson that fails writes no -o, and says so (no variant passed), exit 0 as for race.
+func TestLessonWritesNoOutputAndSaysSo(t *testing.T) {
+	if reason := clitest.NoGPU(); reason != "" {
+		t.Skip("no usable GPU: " + reason)
+	}
+	out := filepath.Join(t.TempDir(), "c.npy")
+	code, _, stderr := clitest.Run(t, "razlika", "-variant", "1", "-n", "5000", "-reps", "2", "-o", out)
+	if _, err := os.Stat(out); code != 0 || err == nil || !strings.Contains(stderr, "-o "+out+" not written: no variant passed its check") {
+		t.Errorf("razlika -variant 1 -n 5000 -o: exit %d, %q (file: %v)", code, stderr, err)
 	}
 }

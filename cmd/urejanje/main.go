@@ -74,7 +74,7 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
 			{Name: "seq", Summary: "host: seed 001's sequential bitonic network (any n: padded), arrays in parallel; no GPU needed",
-				Outside: func(n int64) string { // O(n log^2 n): half a minute at 2^24 keys, over an hour at 2^28
+				Outside: func(n int64) string { // O(n log^2 n) compare-exchanges, one core an array
 					if n*opt.batch > 1<<25 {
 						return "at most 2^25 keys in all (-n x -batch): the network's n log^2 n steps take minutes past it"
 					}
@@ -100,7 +100,8 @@ func command() cli.Command {
 			return dev.PlanUrejanje(gpu.SortRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
 				Descending: opt.descending})
 		},
-		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
+		Output: &opt.out,
+		Open:   func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
 }
 

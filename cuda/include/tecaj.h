@@ -124,6 +124,7 @@ typedef struct {
     size_t shared_per_block_optin;        /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
     size_t l2_bytes;
     int compute_major, compute_minor;
+    int no_cooperative_launch; /* 1 where cudaDevAttrCooperativeLaunch is 0 (0 in a struct left zeroed) */
     char profile[16]; /* the emulated profile's name (TECAJ_EMULATE), "" for the device itself */
 } tc_device;
 

@@ -113,6 +113,8 @@ type Command struct {
 	Check func(o *Options) error
 	// Plan plans one variant with the program's own request.
 	Plan func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error)
+	// Output is the command's -o (nil: it has none); where no row passed, a line says it was not written.
+	Output *Writer
 	// Open prepares inputs and references; dev is nil when only host variants run.
 	Open func(o Options, dev *gpu.Device) (Session, error)
 }
@@ -303,6 +305,9 @@ func (c Command) output(o Options, reports []*report.Report, stdout, stderr io.W
 	if err2 != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", c.name(), err2)
 		return ExitFailed
+	}
+	if w := c.Output; w != nil && w.Path != "" && !w.written && !others {
+		fmt.Fprintf(stderr, "%s: -o %s not written: no variant passed its check\n", c.name(), w.Path)
 	}
 	for _, r := range reports {
 		if r.Failed() {

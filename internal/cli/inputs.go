@@ -278,10 +278,13 @@ func (w *Writer) Write(row report.Row, write func(temp func(target string) strin
 	}
 	err := write(temp)
 	failed := w.Path // the target whose temporary file failed (-o's, unless a file beside it)
+	var renamed []string
 	for i := range temps {
 		if err == nil {
 			if err = os.Rename(temps[i], targets[i]); err != nil {
 				failed = targets[i]
+			} else {
+				renamed = append(renamed, targets[i])
 			}
 		} else if strings.Contains(err.Error(), temps[i]) {
 			failed = targets[i]
@@ -290,10 +293,14 @@ func (w *Writer) Write(row report.Row, write func(temp func(target string) strin
 			os.Remove(temps[i])
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("-o: writing %s: %v (what was there is kept)", failed, report.Cause(err))
+	if err == nil {
+		return nil
 	}
-	return nil
+	kept := "what was there is kept"
+	if len(renamed) > 0 { // (a rename past the first failed: those before it are the new files)
+		kept = strings.Join(renamed, ", ") + " was written; " + failed + " keeps what it held"
+	}
+	return fmt.Errorf("-o: writing %s: %v (%s)", failed, report.Cause(err), kept)
 }
 
 // FirstError is the first non-nil error of a sequence of steps.

@@ -111,7 +111,10 @@ func TestClaimsAreDocumented(t *testing.T) {
 		}
 		var documented []string
 		if i := strings.Index(string(doc), "## What each step should change"); i >= 0 {
-			for _, line := range strings.Split(string(doc[i:]), "\n") {
+			for k, line := range strings.Split(string(doc[i:]), "\n") {
+				if k > 0 && strings.HasPrefix(line, "## ") {
+					break // (the section ends at the next heading)
+				}
 				if strings.HasPrefix(line, "- ") {
 					text := strings.ReplaceAll(strings.TrimPrefix(line, "- "), "`", "")
 					if j := strings.Index(text, " ("); j >= 0 {

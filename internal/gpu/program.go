@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"unsafe"
 )
@@ -182,6 +183,11 @@ const NoGPUProfile = "a100"
 // GPU) those of NoGPUProfile.
 func (d *Device) described() C.tc_device {
 	if d == nil {
+		if p := os.Getenv("TECAJ_EMULATE"); p != "" { // (the commands refuse an unknown name first)
+			if desc, err := Profile(p); err == nil {
+				return desc.desc
+			}
+		}
 		desc, err := Profile(NoGPUProfile)
 		if err != nil {
 			panic(err) // a profile of the library's own table
@@ -189,6 +195,15 @@ func (d *Device) described() C.tc_device {
 		return desc.desc
 	}
 	return d.desc
+}
+
+// where names the figures a plan of d was made for: "this GPU", or a profile's.
+func (d *Device) where() string {
+	desc := d.described()
+	if name := C.GoString(&desc.profile[0]); name != "" {
+		return "the " + name + " profile" + map[bool]string{true: " (no GPU here)", false: ""}[d == nil]
+	}
+	return "this GPU"
 }
 
 func (b *Buffer) pointer() unsafe.Pointer {

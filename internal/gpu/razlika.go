@@ -47,3 +47,24 @@ func RunRazlika(pl *RazlikaPlan, a, b, c *Buffer) error {
 	}
 	return check("launching razlika "+pl.Variant.Name, C.tc_razlika_run(&pl.c, a.floats(), b.floats(), c.floats(), nil))
 }
+
+// LessonBuffers are a, b and c of a lesson whose launch reaches past n (pl.Reach > len(a)): a and b
+// padded with tail(k, pad) for k = 0, 1 (ordinary values: the kernel reads them), c filled with the
+// poison. Free them with FreeEach.
+func LessonBuffers(pl *RazlikaPlan, a, b []float32, tail func(k int, pad []float32)) (da, db, dc *Buffer, err error) {
+	if err = AllocEach([]**Buffer{&da, &db, &dc}, 4*pl.Reach, 4*pl.Reach, 4*pl.Reach); err != nil {
+		return nil, nil, nil, err
+	}
+	for k, in := range []struct {
+		buf  *Buffer
+		host []float32
+	}{{da, a}, {db, b}} {
+		padded := append(append(make([]float32, 0, pl.Reach), in.host...), make([]float32, pl.Reach-int64(len(in.host)))...)
+		tail(k, padded[len(in.host):])
+		if err = in.buf.Upload(padded); err != nil {
+			FreeEach(da, db, dc)
+			return nil, nil, nil, err
+		}
+	}
+	return da, db, dc, nil
+}

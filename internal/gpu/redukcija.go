@@ -62,7 +62,7 @@ func (d *Device) PlanRedukcija(r ReductionRequest) (*RedukcijaPlan, error) {
 	if err := planError(Redukcija, r.Request, C.tc_redukcija_make_plan(&req, &desc, &pl.c)); err != nil {
 		if most := int(pl.c.launch.blocks); errors.Is(err, ErrOutsideDomain) && most > 0 && most < r.Blocks {
 			return nil, &DomainDetail{Err: fmt.Errorf("%w (-op %s -type %s)", err, r.Op, r.Type),
-				Detail: fmt.Sprintf("at most %d blocks of %d threads here", most, pl.c.launch.threads)}
+				Detail: fmt.Sprintf("at most %d blocks of %d threads on %s", most, pl.c.launch.threads, d.where())}
 		}
 		return nil, fmt.Errorf("%w (-op %s -type %s)", err, r.Op, r.Type)
 	}

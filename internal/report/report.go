@@ -165,6 +165,12 @@ func (r *Report) Derive() {
 		r.Note("speed-up and step: kernel + host time (the copy back, the same outputs for every variant, left out)")
 	}
 	base, named := math.NaN(), r.Baseline
+	why := "did not run: outside its domain at this n, or not chosen"
+	for _, row := range r.Rows {
+		if row.Variant == named && row.Refused == "" && row.CounterExample {
+			why = "is the lecture's failure (wrong by design): no speed-up is against it"
+		}
+	}
 	for _, row := range r.Rows {
 		if row.Refused == "" && !row.CounterExample && (row.Variant == named || math.IsNaN(base)) {
 			base, r.Baseline = timed(row), row.Variant
@@ -174,7 +180,7 @@ func (r *Report) Derive() {
 		}
 	}
 	if r.Baseline != named {
-		r.Note("speed-up: against %s (%s did not run: outside its domain at this n, or not chosen)", r.Baseline, named)
+		r.Note("speed-up: against %s (%s %s)", r.Baseline, named, why)
 	}
 	previous := math.NaN()
 	for i := range r.Rows {
@@ -183,7 +189,9 @@ func (r *Report) Derive() {
 			continue
 		}
 		row.Step = Num(previous / timed(*row))
-		previous = timed(*row)
+		if !row.CounterExample {
+			previous = timed(*row)
+		}
 		ms := float64(row.KernelMs)
 		if math.IsNaN(ms) { // a host variant: its whole run
 			ms = float64(row.TotalMs)
@@ -195,6 +203,9 @@ func (r *Report) Derive() {
 		row.MItemsPS = Num(float64(row.Items) / (ms * 1e3))
 		row.PctCopy = Num(100 * float64(row.GBps) / float64(r.CopyGBps))
 		row.SpeedUp = Num(base / timed(*row))
+		if row.CounterExample { // (a wrong answer's time buys nothing: no speed-up or step is claimed)
+			row.SpeedUp, row.Step = Num(math.NaN()), Num(math.NaN())
+		}
 	}
 }
 

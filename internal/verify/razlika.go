@@ -14,14 +14,22 @@ func Difference(a, b float32) float32 { return float32(float64(a) - float64(b)) 
 type DifferenceCheck struct {
 	Mismatches int64 // elements that differ from the reference (unwritten ones included)
 	Unwritten  int64 // elements still holding the poison
+	Past       int64 // guard words past n overwritten (c longer than a and b: a lesson's padding)
 	First      int64 // index of the first mismatch, -1 if none
 	MaxAbs     float64
 }
 
-// CheckDifference compares c with the reference; NaN matches NaN.
+// CheckDifference compares c with the reference; NaN matches NaN. Where c is longer than a (a
+// lesson's padded output), its elements past len(a) are guard words, each overwritten one counted.
 func CheckDifference(a, b, c []float32) DifferenceCheck {
 	var mu sync.Mutex
 	out := DifferenceCheck{First: -1}
+	for _, x := range c[len(a):] {
+		if !IsPoison(x) {
+			out.Past++
+		}
+	}
+	c = c[:len(a)]
 	parallel(len(c), func(_, lo, hi int) {
 		local := DifferenceCheck{First: -1}
 		for i := lo; i < hi; i++ {

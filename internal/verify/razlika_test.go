@@ -26,3 +26,17 @@ func TestCheckDifferenceCatchesWrongUnwrittenAndNaN(t *testing.T) {
 		t.Fatalf("a lost NaN was not caught: %+v", got)
 	}
 }
+
+// A lesson's padded output: guard words past len(a) that were overwritten are counted apart from
+// the n elements' check.
+func TestCheckDifferenceCountsWritesPastN(t *testing.T) {
+	a, b := []float32{3, 2, 1}, []float32{1, 1, 1}
+	c := []float32{2, 1, PoisonFloat, 7, PoisonFloat, 9}
+	got := CheckDifference(a, b, c)
+	if got.Past != 2 || got.Unwritten != 1 || got.Mismatches != 1 || got.First != 2 {
+		t.Errorf("%+v: want 2 past n, 1 unwritten at 2", got)
+	}
+	if got := CheckDifference(a, b, c[:3]); got.Past != 0 {
+		t.Errorf("no padding, %d past", got.Past)
+	}
+}
