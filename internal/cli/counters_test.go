@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"tecaj/internal/cli/clitest"
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 )
@@ -222,5 +223,19 @@ func TestKernelRegex(t *testing.T) {
 		if re.MatchString(name) != want {
 			t.Errorf("%s: match %v", name, !want)
 		}
+	}
+}
+
+// The profiled run is one process whatever launcher started its parent: under mpiexec's
+// variables it neither waits for ranks nor counts them (it ran as rank 0 of N and waited five
+// minutes for ranks that had gone).
+func TestCounterChildIgnoresTheLauncher(t *testing.T) {
+	env := []string{"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_LOCAL_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=0"}
+	code, stdout, stderr := clitest.RunEnv(t, append(env, counterChildEnv+"=1"), "redukcija", "-n", "1000", "-variant", "cpu", "-reps", "1")
+	if code != 0 || !strings.Contains(stdout, "PASS") || strings.Contains(stdout, "rank") {
+		t.Errorf("the child under OpenMPI's variables: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, _ := clitest.RunEnv(t, env, "redukcija", "-n", "1000", "-variant", "cpu", "-reps", "1", "-nranks", "3"); code != 2 {
+		t.Errorf("the parent under OpenMPI's variables with -nranks 3: exit %d, want 2 (it reads the launcher)", code)
 	}
 }
