@@ -78,7 +78,7 @@ func command() cli.Command {
 			if opt.dim == 1 {
 				w, h = int(r.N), 1
 			}
-			return dev.PlanKonvolucija(gpu.ConvRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
+			return dev.PlanKonvolucija(gpu.KonvolucijaRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
 				MaskH: opt.mask.H, Mask: opt.mask.Weights, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude,
 				Uint8: opt.pixel == "uint8"})
 		},

@@ -82,7 +82,7 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanPrefiks(gpu.ScanRequest{Request: r, Op: opt.opV, Type: opt.typV, Exclusive: opt.exclusive,
+			return dev.PlanPrefiks(gpu.PrefiksRequest{Request: r, Op: opt.opV, Type: opt.typV, Exclusive: opt.exclusive,
 				Segmented: opt.segmented()})
 		},
 		Output: &opt.out,
@@ -294,8 +294,8 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		gpu.FreeEach(p.in, p.flags, p.out, p.carry, p.carries, p.work, p.scratch)
 		return nil
 	})
-	request := func(n int64) gpu.ScanRequest {
-		return gpu.ScanRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opV, Type: s.opt.typV,
+	request := func(n int64) gpu.PrefiksRequest {
+		return gpu.PrefiksRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opV, Type: s.opt.typV,
 			Exclusive: s.opt.exclusive, Segmented: s.opt.segmented()}
 	}
 	for i, sl := range slices {

@@ -77,7 +77,7 @@ func command() cli.Command {
 		Flags: opt.flags,
 		Check: opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanRedukcija(gpu.ReductionRequest{Request: r, Op: opt.opV, Type: opt.typV})
+			return dev.PlanRedukcija(gpu.RedukcijaRequest{Request: r, Op: opt.opV, Type: opt.typV})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
@@ -302,7 +302,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 // bits every run for a given number of GPUs; integers, min, max and arg results as one GPU's.
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Redukcija.Variant("best")
-	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: s.o.N},
+	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: s.o.N},
 		Op: s.opt.opV, Type: s.opt.typV})
 	if err != nil {
 		return report.Row{}, err
@@ -331,7 +331,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if sl.Len() == 0 { // nothing to reduce: its result is left out of the combine
 			return nil
 		}
-		req := gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
+		req := gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
 		if p.plan, err = r.Dev.PlanRedukcija(req); err != nil {
 			return err
 		}
@@ -389,7 +389,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		}
 	}
 	// the bound's depth: the first slice's (the longest), planned for this GPU, and the combine's
-	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
+	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
 		Op: s.opt.opV, Type: s.opt.typV})
 	if err != nil {
 		return report.Row{}, err

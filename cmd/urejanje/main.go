@@ -97,7 +97,7 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanUrejanje(gpu.SortRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
+			return dev.PlanUrejanje(gpu.UrejanjeRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
 				Descending: opt.descending})
 		},
 		Output: &opt.out,

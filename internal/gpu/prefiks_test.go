@@ -11,10 +11,10 @@ import (
 
 func TestPrefiksPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	if _, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "hs"), N: 257, Threads: 256}}); !errors.Is(err, ErrOutsideDomain) {
+	if _, err := dev.PlanPrefiks(PrefiksRequest{Request: Request{Variant: find(t, Prefiks, "hs"), N: 257, Threads: 256}}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("hs at n=257: %v, want ErrOutsideDomain", err)
 	}
-	pl, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: vocab.Float32})
+	pl, err := dev.PlanPrefiks(PrefiksRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: vocab.Float32})
 	if err != nil || pl.Levels != 3 || pl.Launches != 5 || PrefiksTolerance(pl, 1) <= 0 {
 		t.Errorf("grid plan %+v, %v", pl, err)
 	}
@@ -40,7 +40,7 @@ func init() {
 		}
 		for _, segmented := range []bool{false, true} {
 			for _, excl := range []bool{false, true} {
-				pl, err := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: vocab.Sum, Type: vocab.Int32, Exclusive: excl, Segmented: segmented})
+				pl, err := d.PlanPrefiks(PrefiksRequest{Request: Request{Variant: v, N: n}, Op: vocab.Sum, Type: vocab.Int32, Exclusive: excl, Segmented: segmented})
 				if errors.Is(err, ErrOutsideDomain) {
 					cases.refused++
 					continue
@@ -78,7 +78,7 @@ func init() {
 		for _, seg := range []bool{false, true} {
 			for i, op := range ScanOps {
 				for _, ty := range ScanTypes {
-					pl, e := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: i == 1, Segmented: seg})
+					pl, e := d.PlanPrefiks(PrefiksRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: i == 1, Segmented: seg})
 					if e != nil {
 						err = e
 						continue

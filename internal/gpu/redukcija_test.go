@@ -14,7 +14,7 @@ import (
 
 func TestRedukcijaPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	r := ReductionRequest{Request: Request{Variant: find(t, Redukcija, "r3"), N: 1 << 20, Threads: 256}, Op: vocab.ArgMin}
+	r := RedukcijaRequest{Request: Request{Variant: find(t, Redukcija, "r3"), N: 1 << 20, Threads: 256}, Op: vocab.ArgMin}
 	if _, err := dev.PlanRedukcija(r); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("r3 argmin: %v, want ErrOutsideDomain (argmin is best's, cub's and cpu's)", err)
 	}
@@ -42,7 +42,7 @@ func init() {
 		defer out.Free()
 		for _, op := range ReduceOps {
 			name := op.String()
-			pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: vocab.Float32})
+			pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: v, N: n}, Op: op, Type: vocab.Float32})
 			if errors.Is(err, ErrOutsideDomain) {
 				cases.refused++
 				continue
@@ -81,7 +81,7 @@ func init() {
 	planners["redukcija"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
 		for _, op := range ReduceOps {
 			for _, ty := range ReduceTypes {
-				pl, e := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty})
+				pl, e := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty})
 				if e != nil {
 					err = e
 					continue
@@ -111,7 +111,7 @@ func TestCgPlansWithoutGPU(t *testing.T) {
 			}
 		}
 		for _, ty := range ReduceTypes {
-			r := ReductionRequest{Request: Request{Variant: cg, N: 1<<24 + 1}, Op: vocab.Sum, Type: ty}
+			r := RedukcijaRequest{Request: Request{Variant: cg, N: 1<<24 + 1}, Op: vocab.Sum, Type: ty}
 			wave, err := d.PlanRedukcija(r)
 			if err != nil {
 				t.Fatalf("%s: cg %s 2^24+1: %v", name, ty, err)
@@ -132,11 +132,11 @@ func TestCgPlansWithoutGPU(t *testing.T) {
 				t.Errorf("%s: cg %s with %d blocks: %v, want ErrOutsideDomain naming %q", name, ty, r.Blocks, err, want)
 			}
 		}
-		if pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: cg, N: 33}, Op: vocab.Max}); err != nil || pl.Blocks != 1 {
+		if pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: cg, N: 33}, Op: vocab.Max}); err != nil || pl.Blocks != 1 {
 			t.Errorf("%s: cg max of 33: %+v, %v, want one block", name, pl, err)
 		}
 		for _, op := range []vocab.Op{vocab.ArgMin, vocab.ArgMax} {
-			if _, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: cg, N: 1000}, Op: op}); !errors.Is(err, ErrOutsideDomain) {
+			if _, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: cg, N: 1000}, Op: op}); !errors.Is(err, ErrOutsideDomain) {
 				t.Errorf("%s: cg %s: %v, want ErrOutsideDomain", name, op, err)
 			}
 		}
@@ -153,7 +153,7 @@ func TestAtomicBoundAllowsNoFlushedSubnormals(t *testing.T) {
 	}
 	a := tinyVector(65537)
 	ref := verify.Reference("sum", a, nil)
-	pl, err := (*Device)(nil).PlanRedukcija(ReductionRequest{Request: Request{Variant: atomic, N: 65537}, Op: vocab.Sum})
+	pl, err := (*Device)(nil).PlanRedukcija(RedukcijaRequest{Request: Request{Variant: atomic, N: 65537}, Op: vocab.Sum})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 	}
 	defer out.Free()
 	for _, name := range []string{"atomic", "r0"} {
-		pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: find(t, Redukcija, name), N: n}, Op: vocab.Sum})
+		pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: find(t, Redukcija, name), N: n}, Op: vocab.Sum})
 		if err != nil {
 			t.Fatal(err)
 		}
