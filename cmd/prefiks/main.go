@@ -189,14 +189,14 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	}()
 	if s.in == nil {
 		s.in = make([]uint32, o.N)
-		verify.ScanInput(s.in, opt.typ, o.Seed)
+		verify.ScanInput(s.in, opt.typV, o.Seed)
 	}
 	if opt.seglen != "" {
 		s.headFlags = make([]byte, o.N)
 		l, _ := strconv.ParseInt(opt.seglen, 10, 64) // mixed: 0
 		verify.SegmentFlags(s.headFlags, l, o.Seed+7)
 	}
-	s.ref = verify.Scan(opt.op, opt.typ, opt.exclusive, s.in, s.headFlags)
+	s.ref = verify.Scan(opt.opV, opt.typV, opt.exclusive, s.in, s.headFlags)
 	if s.host, err = gpu.AllocHost(o.N, dev != nil); err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func (s *session) Free() {
 
 // checked fills the row's check from out, and writes the first that passes to -o.
 func (s *session) checked(row report.Row, out []uint32, tol func(float64) float64) (report.Row, error) {
-	c := verify.CheckScan(s.opt.op, s.opt.typ, out, s.ref, tol)
+	c := verify.CheckScan(s.opt.opV, s.opt.typV, out, s.ref, tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.MaxError), report.Num(c.Tolerance), c.Bad == 0, c.First
 	dtype := map[string]string{"float32": data.Float32, "int32": data.Int32}[s.opt.typ]
 	return row, s.opt.out.Write(row, func(temp func(string) string) error { return data.WriteWords(temp(s.opt.out.Path), dtype, out) })
@@ -269,7 +269,7 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 
 func (s *session) RunHost(string) (report.Row, error) {
 	out := s.host.Words()
-	ms := cli.TimeHost(s.o.Reps, func() { verify.ScanCPU(s.opt.op, s.opt.typ, s.opt.exclusive, s.in, s.headFlags, out) })
+	ms := cli.TimeHost(s.o.Reps, func() { verify.ScanCPU(s.opt.opV, s.opt.typV, s.opt.exclusive, s.in, s.headFlags, out) })
 	row, err := s.checked(report.Row{}, out, func(a float64) float64 { return verify.CPUScanTolerance(s.o.N, a) })
 	cli.HostTimes(&row, ms)
 	row.Bytes = report.Num(8 * float64(s.o.N))

@@ -166,14 +166,13 @@ func readVector(path string) ([]float64, string, error) {
 }
 
 // raw is the values in the element type's bytes, as the device reads them.
-func raw(values []float64, typ string) []byte {
-	size := map[string]int{"float32": 4, "float64": 8, "int32": 4}[typ]
-	buf := make([]byte, size*len(values))
+func raw(values []float64, typ vocab.Dtype) []byte {
+	buf := make([]byte, typ.Bytes()*len(values))
 	for i, x := range values {
 		switch typ {
-		case "float32":
+		case vocab.Float32:
 			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(x)))
-		case "float64":
+		case vocab.Float64:
 			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
 		default:
 			binary.LittleEndian.PutUint32(buf[4*i:], uint32(int32(x)))
@@ -201,17 +200,17 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	}()
 	if s.a == nil {
 		s.a, s.b = make([]float64, o.N), make([]float64, o.N)
-		verify.ReductionInput(s.a, opt.typ, o.Seed)
-		verify.ReductionInput(s.b, opt.typ, o.Seed+1)
+		verify.ReductionInput(s.a, opt.typV, o.Seed)
+		verify.ReductionInput(s.b, opt.typV, o.Seed+1)
 	}
 	if s.b == nil {
 		s.b = s.a
 	}
-	s.ref = verify.Reference(opt.op, s.a, s.b)
+	s.ref = verify.Reference(opt.opV, s.a, s.b)
 	if dev == nil {
 		return s, nil
 	}
-	ra, rb := raw(s.a, opt.typ), raw(s.b, opt.typ)
+	ra, rb := raw(s.a, opt.typV), raw(s.b, opt.typV)
 	if s.da, err = gpu.Alloc(int64(len(ra)), false); err != nil {
 		return nil, err
 	}
@@ -239,10 +238,10 @@ func (s *session) Free() {
 
 // checked checks a result; the row shows the value, and for argmin/argmax also its index.
 func (s *session) checked(row report.Row, value float64, exact, index int64, tol float64) report.Row {
-	c := verify.CheckReduction(s.opt.op, s.opt.typ, s.o.N, value, exact, index, s.ref, tol)
+	c := verify.CheckReduction(s.opt.opV, s.opt.typV, s.o.N, value, exact, index, s.ref, tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Error), report.Num(c.Tolerance), c.Pass, c.Note
 	row.Result = report.Num(value)
-	if s.opt.op == "argmin" || s.opt.op == "argmax" {
+	if s.opt.opV.Arg() {
 		row.Index = &index
 	}
 	return row
@@ -276,24 +275,20 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 func (s *session) RunHost(string) (report.Row, error) {
 	var sum float64
 	var exact, index int64
-	ms := cli.TimeHost(s.o.Reps, func() { sum, exact, index = verify.ReduceCPU(s.opt.op, s.a, s.b) })
-	if s.opt.typ == "int32" && s.opt.op != "min" && s.opt.op != "max" && s.opt.op != "argmin" && s.opt.op != "argmax" {
+	ms := cli.TimeHost(s.o.Reps, func() { sum, exact, index = verify.ReduceCPU(s.opt.opV, s.a, s.b) })
+	if s.opt.typV == vocab.Int32 && !s.opt.opV.Selects() {
 		sum = float64(exact) // int32 sums, norms and dots are int64 sums, wrapping past 2^63 as the devices' do
 	}
 	value := sum
-	switch s.opt.op {
-	case "mean":
+	switch s.opt.opV {
+	case vocab.Mean:
 		value = sum / float64(s.o.N)
-	case "norm":
+	case vocab.Norm:
 		value = math.Sqrt(sum)
 	}
 	row := s.checked(report.Row{}, value, exact, index, verify.CPUReductionTolerance(s.o.N, s.ref.SumAbs))
 	cli.HostTimes(&row, ms)
-	size := 4.0
-	if s.opt.typ == "float64" {
-		size = 8
-	}
-	row.Bytes = report.Num(size * float64(s.o.N))
+	row.Bytes = report.Num(float64(s.opt.typV.Bytes()) * float64(s.o.N))
 	return row, nil
 }
 
@@ -338,16 +333,16 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if p.scratch, err = p.plan.AllocScratch(); err != nil {
 			return err
 		}
-		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typ)
+		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typV)
 		if p.a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
 			return err
 		}
 		p.b = p.a
-		if s.opt.op == "dot" {
+		if s.opt.opV == vocab.Dot {
 			if p.b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
 				return err
 			}
-			if err = p.b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typ)); err != nil {
+			if err = p.b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typV)); err != nil {
 				return err
 			}
 		}

@@ -24,7 +24,7 @@ func init() {
 	// inclusive and exclusive int32 sums (exact), plain, and segmented for the variants that take segments
 	fromGo["prefiks"] = func(t *testing.T, d *Device, v Variant, n int64, cases *tally) error {
 		in := make([]uint32, n)
-		verify.ScanInput(in, "int32", n)
+		verify.ScanInput(in, vocab.Int32, n)
 		flags := make([]byte, n)
 		verify.SegmentFlags(flags, 0, n)
 		bufs := make([]*Buffer, 3)
@@ -63,7 +63,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if c := verify.CheckScan("sum", "int32", out, verify.Scan("sum", "int32", excl, in, f), func(float64) float64 { return 0 }); c.Bad != 0 {
+				if c := verify.CheckScan(vocab.Sum, vocab.Int32, out, verify.Scan(vocab.Sum, vocab.Int32, excl, in, f), func(float64) float64 { return 0 }); c.Bad != 0 {
 					t.Errorf("prefiks %s n=%d exclusive=%v segmented=%v: %s", v.Name, n, excl, segmented, c.First)
 				}
 				cases.checked++

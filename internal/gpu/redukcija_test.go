@@ -41,7 +41,6 @@ func init() {
 		}
 		defer out.Free()
 		for _, op := range ReduceOps {
-			name := op.String()
 			pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: v, N: n}, Op: op, Type: vocab.Float32})
 			if errors.Is(err, ErrOutsideDomain) {
 				cases.refused++
@@ -64,12 +63,12 @@ func init() {
 				continue // (expected wrong: run, not checked)
 			}
 			r := FinishRedukcija(pl, host)
-			ref := verify.Reference(name, a64, b64)
-			if c := verify.CheckReduction(name, "float32", n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs)); !c.Pass {
-				t.Errorf("redukcija %s %s n=%d: %s (error %g, tolerance %g)", v.Name, name, n, c.Note, c.Error, c.Tolerance)
+			ref := verify.Reference(op, a64, b64)
+			if c := verify.CheckReduction(op, vocab.Float32, n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs)); !c.Pass {
+				t.Errorf("redukcija %s %s n=%d: %s (error %g, tolerance %g)", v.Name, op, n, c.Note, c.Error, c.Tolerance)
 			}
-			if name == "norm" && !(r.Value >= 0) || math.IsNaN(r.Value) {
-				t.Errorf("redukcija %s %s n=%d: %g", v.Name, name, n, r.Value)
+			if op == vocab.Norm && !(r.Value >= 0) || math.IsNaN(r.Value) {
+				t.Errorf("redukcija %s %s n=%d: %g", v.Name, op, n, r.Value)
 			}
 			cases.checked++
 		}
@@ -152,7 +151,7 @@ func TestAtomicBoundAllowsNoFlushedSubnormals(t *testing.T) {
 		t.Errorf("atomic's domain does not say that float atomics flush subnormals: %s", atomic.Domain)
 	}
 	a := tinyVector(65537)
-	ref := verify.Reference("sum", a, nil)
+	ref := verify.Reference(vocab.Sum, a, nil)
 	pl, err := (*Device)(nil).PlanRedukcija(RedukcijaRequest{Request: Request{Variant: atomic, N: 65537}, Op: vocab.Sum})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +160,7 @@ func TestAtomicBoundAllowsNoFlushedSubnormals(t *testing.T) {
 	if !(tol > 0 && tol < ref.Sum/100) {
 		t.Errorf("atomic's bound %g for a sum of %g: want rounding's alone, far below the sum", tol, ref.Sum)
 	}
-	if c := verify.CheckReduction("sum", "float32", 65537, 0, 0, -1, ref, tol); c.Pass || !strings.Contains(c.Note, "subnormal") {
+	if c := verify.CheckReduction(vocab.Sum, vocab.Float32, 65537, 0, 0, -1, ref, tol); c.Pass || !strings.Contains(c.Note, "subnormal") {
 		t.Errorf("atomic's 0 for 65537 x 1e-41 checked %+v, want a failure naming the subnormals", c)
 	}
 }
@@ -182,7 +181,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 	d := openOrSkip(t)
 	const n = 65537
 	a := tinyVector(n)
-	ref := verify.Reference("sum", a, nil)
+	ref := verify.Reference(vocab.Sum, a, nil)
 	host := make([]float32, n)
 	for i := range host {
 		host[i] = float32(a[i])
@@ -210,7 +209,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := FinishRedukcija(pl, res)
-		c := verify.CheckReduction("sum", "float32", n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs))
+		c := verify.CheckReduction(vocab.Sum, vocab.Float32, n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs))
 		switch {
 		case name == "atomic" && (r.Value != 0 || c.Pass || !strings.Contains(c.Note, "65537 of the terms are float32 subnormals")):
 			t.Errorf("atomic: %g, check %+v; want 0 (flushed) and a failing check naming the subnormals", r.Value, c)
