@@ -35,7 +35,7 @@ type options struct {
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{op: "sum", typ: "float32"}
+	opt := &options{op: vocab.Sum.String(), typ: vocab.Float32.String()}
 	return cli.Command{
 		Program: gpu.Redukcija,
 		About: "reduction of a vector: -op sum|min|max|mean|norm|dot|argmin|argmax of -type float32|float64|int32 " +
@@ -47,7 +47,7 @@ func command() cli.Command {
 		ErrorKind: "rel. error",
 		Scalar:    true,
 		Multi:     true,
-		Params:    func() string { return fmt.Sprintf("-op %s -type %s", opt.op, opt.typ) },
+		Params:    func() string { return fmt.Sprintf("-op %s -type %s", opt.opV, opt.typV) },
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
 		},
@@ -95,74 +95,45 @@ func (opt *options) check(o *cli.Options) error {
 	if opt.opV, err = vocab.Parse("op", opt.op, gpu.ReduceOps); err != nil {
 		return err
 	}
+	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ReduceTypes); err != nil {
+		return err
+	}
 	if opt.fileB != "" && opt.fileA == "" {
 		return fmt.Errorf("-b needs -a")
 	}
 	if opt.fileB != "" && opt.opV != vocab.Dot {
-		return fmt.Errorf("-b %s: -b is dot's second vector; -op %s reads -a alone", opt.fileB, opt.op)
+		return fmt.Errorf("-b %s: -b is dot's second vector; -op %s reads -a alone", opt.fileB, opt.opV)
 	}
-	if opt.fileA != "" {
-		var typ string
-		var err error
-		if opt.a, typ, err = readVector(opt.fileA); err != nil {
-			return err
-		}
-		if o.Set["type"] && typ != opt.typ {
-			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)
-		}
-		opt.typ = typ
-		if opt.fileB != "" {
-			var typB string
-			if opt.b, typB, err = readVector(opt.fileB); err != nil {
-				return err
-			}
-			if typB != typ || len(opt.b) != len(opt.a) {
-				return fmt.Errorf("%s holds %d %s and %s %d %s: dot needs the same length and type", opt.fileA, len(opt.a), typ, opt.fileB, len(opt.b), typB)
-			}
-		} else if opt.op == "dot" {
-			return fmt.Errorf("-op dot with -a needs -b")
-		}
-		if o.Set["n"] && o.N != int64(len(opt.a)) {
-			return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.a), opt.fileA)
-		}
-		o.N = int64(len(opt.a))
+	if opt.fileA == "" {
+		return nil
 	}
-	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ReduceTypes); err != nil {
+	a, err := data.LoadVector(opt.fileA, gpu.ReduceTypes...)
+	if err != nil {
 		return err
 	}
+	typ, _ := a.Type()
+	if o.Set["type"] && typ != opt.typV {
+		return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typV, opt.fileA, typ)
+	}
+	opt.typV = typ
+	opt.a, _ = a.Float64s()
+	if opt.fileB != "" {
+		b, err := data.LoadVector(opt.fileB, gpu.ReduceTypes...)
+		if err != nil {
+			return err
+		}
+		typB, _ := b.Type()
+		if opt.b, _ = b.Float64s(); typB != typ || len(opt.b) != len(opt.a) {
+			return fmt.Errorf("%s holds %d %s and %s %d %s: dot needs the same length and type", opt.fileA, len(opt.a), typ, opt.fileB, len(opt.b), typB)
+		}
+	} else if opt.opV == vocab.Dot {
+		return fmt.Errorf("-op dot with -a needs -b")
+	}
+	if o.Set["n"] && o.N != int64(len(opt.a)) {
+		return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.a), opt.fileA)
+	}
+	o.N = int64(len(opt.a))
 	return nil
-}
-
-// readVector reads a 1-D .npy vector of float32, float64 or int32 as float64 values.
-func readVector(path string) ([]float64, string, error) {
-	a, err := data.Read(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := a.Vector(); err != nil {
-		return nil, "", err
-	}
-	v := make([]float64, a.Len())
-	switch a.Dtype {
-	case data.Float32:
-		w, _ := a.Words()
-		for i, x := range w {
-			v[i] = float64(math.Float32frombits(x))
-		}
-		return v, "float32", nil
-	case data.Float64:
-		for i := range v {
-			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
-		}
-		return v, "float64", nil
-	case data.Int32:
-		w, _ := a.Words()
-		for i, x := range w {
-			v[i] = float64(int32(x))
-		}
-		return v, "int32", nil
-	}
-	return nil, "", fmt.Errorf("%s: dtype %s, where float32, float64 or int32 is needed", path, a.StoredDtype())
 }
 
 // raw is the values in the element type's bytes, as the device reads them.
