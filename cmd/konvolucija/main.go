@@ -17,6 +17,7 @@ import (
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
+	"tecaj/internal/vocab"
 )
 
 // options are konvolucija's own flags.
@@ -24,7 +25,8 @@ type options struct {
 	dim, k, width, height    int
 	maskSpec, border         string
 	inImage, fileA, channels string
-	pixel                    string // float32 or uint8
+	pixel                    string      // -type
+	pixelV                   vocab.Dtype // -type's: float32 or uint8
 	out                      cli.Writer
 	mask                     verify.Mask
 	img                      []float32 // from -in or -a (-channels rgb: the planes stacked)
@@ -34,7 +36,7 @@ type options struct {
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero, channels: "grey", planes: 1, pixel: "float32"}
+	opt := &options{dim: 2, k: 3, width: 4096, height: 4096, maskSpec: "box", border: verify.BorderZero, channels: "grey", planes: 1, pixel: vocab.Float32.String()}
 	return cli.Command{
 		Program: gpu.Konvolucija,
 		About: "convolution of a vector (-dim 1) or an image (-dim 2; random, -in photo.png|jpg, or -a FILE.npy) with a mask " +
@@ -50,7 +52,7 @@ func command() cli.Command {
 			if opt.maskSpec == "box" || opt.maskSpec == "gauss" {
 				p += fmt.Sprintf(" -k %d", opt.k)
 			}
-			return p + fmt.Sprintf(" -border %s -type %s", opt.border, opt.pixel)
+			return p + fmt.Sprintf(" -border %s -type %s", opt.border, opt.pixelV)
 		},
 		ErrorKind: "max abs err",
 		HostVariants: []cli.HostVariant{
@@ -78,9 +80,9 @@ func command() cli.Command {
 			if opt.dim == 1 {
 				w, h = int(r.N), 1
 			}
-			return dev.PlanKonvolucija(gpu.ConvRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
+			return dev.PlanKonvolucija(gpu.KonvolucijaRequest{Request: r, Dim: opt.dim, Width: w, Height: h, MaskW: opt.mask.W,
 				MaskH: opt.mask.H, Mask: opt.mask.Weights, Replicate: opt.border == verify.BorderReplicate, Magnitude: opt.mask.Magnitude,
-				Uint8: opt.pixel == "uint8"})
+				Uint8: opt.pixelV == vocab.Uint8})
 		},
 		Output: &opt.out,
 		Open:   func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
@@ -119,10 +121,10 @@ func (opt *options) check(o *cli.Options) error {
 	if opt.mask, err = verify.ParseMask(opt.maskSpec, opt.k, opt.dim); err != nil {
 		return err
 	}
-	if opt.pixel != "float32" && opt.pixel != "uint8" {
+	if opt.pixelV, err = vocab.Parse("type", opt.pixel, []vocab.Dtype{vocab.Float32, vocab.Uint8}); err != nil {
 		return fmt.Errorf("-type %q: float32 or uint8", opt.pixel)
 	}
-	if opt.pixel == "uint8" && opt.dim != 2 {
+	if opt.pixelV == vocab.Uint8 && opt.dim != 2 {
 		return fmt.Errorf("-type uint8: 8-bit images (-dim 2: random, -in, or -a with a 2-D uint8 array), not -dim 1")
 	}
 	if opt.channels != "grey" && opt.channels != "rgb" {
@@ -148,27 +150,26 @@ func (opt *options) check(o *cli.Options) error {
 			opt.img, opt.height, opt.stride = verify.StackPlanes(img.Planes, img.Width, img.Height, opt.mask, opt.border)
 		}
 	case opt.fileA != "":
-		a, err := data.Read(opt.fileA)
+		a, err := data.LoadArray(opt.fileA, vocab.Float32, vocab.Float64, vocab.Uint8)
 		if err != nil {
 			return err
 		}
-		if len(a.Shape) != opt.dim || a.Len() == 0 {
+		if len(a.Shape) != opt.dim {
 			return fmt.Errorf("%s: shape %v, where a %d-D array is needed (-dim %d)", opt.fileA, a.Shape, opt.dim, opt.dim)
 		}
-		if opt.pixel == "uint8" { // the pixels as they are stored
-			px, err := a.Bytes()
-			if err != nil || a.Dtype == data.Bool {
-				return fmt.Errorf("%s: dtype %s, where -type uint8 needs a uint8 array", opt.fileA, a.StoredDtype())
-			}
+		switch t, _ := a.Type(); {
+		case opt.pixelV == vocab.Uint8 && t != vocab.Uint8:
+			return fmt.Errorf("%s: dtype %s, where -type uint8 needs a uint8 array", opt.fileA, a.StoredDtype())
+		case opt.pixelV != vocab.Uint8 && t == vocab.Uint8:
+			return fmt.Errorf("%s: dtype %s, an 8-bit image: add -type uint8 (or save it as float32)", opt.fileA, a.StoredDtype())
+		}
+		if px, err := a.Bytes(); err == nil { // the pixels as they are stored
 			opt.img = make([]float32, len(px))
 			for i, v := range px {
 				opt.img[i] = float32(v)
 			}
 		} else {
 			var changed int
-			if a.Dtype == data.Uint8 {
-				return fmt.Errorf("%s: dtype %s, an 8-bit image: add -type uint8 (or save it as float32)", opt.fileA, a.Dtype)
-			}
 			if opt.img, changed, err = a.Float32s(); err != nil {
 				return err
 			}
@@ -242,13 +243,13 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	if s.img == nil {
 		s.img = make([]float32, o.N)
 		verify.Uniform(s.img, o.Seed)
-		if opt.pixel == "uint8" { // [-1, 1) onto 0..255
+		if opt.pixelV == vocab.Uint8 { // [-1, 1) onto 0..255
 			for i, v := range s.img {
 				s.img[i] = float32(math.Floor((float64(v) + 1) * 128))
 			}
 		}
 	}
-	if opt.pixel == "uint8" { // the pixels as bytes (a 16-bit PNG's values rounded, in place: rounding again changes nothing), and as floats for the reference
+	if opt.pixelV == vocab.Uint8 { // the pixels as bytes (a 16-bit PNG's values rounded, in place: rounding again changes nothing), and as floats for the reference
 		s.px = make([]uint8, len(s.img))
 		for i, v := range s.img {
 			s.px[i] = verify.ToUint8(float64(v))
@@ -372,7 +373,7 @@ func (s *session) report(row report.Row, out []float32, maxErr float64, bad int,
 				for i, v := range all {
 					raw[i] = byte(v)
 				}
-				return data.Write(path, data.Uint8, shape, raw)
+				return data.Write(path, data.Descr(vocab.Uint8), shape, raw)
 			}
 			return data.WriteFloat32Array(path, shape, all)
 		}

@@ -41,7 +41,7 @@ func (opt *options) segmented() bool { return opt.seglen != "" || opt.flagsFile 
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{op: "sum", typ: "float32"}
+	opt := &options{op: vocab.Sum.String(), typ: vocab.Float32.String()}
 	return cli.Command{
 		Program: gpu.Prefiks,
 		About: "prefix sums: inclusive (or -exclusive) scans of -op sum|max|min over -type float32|int32 (int32 sums " +
@@ -53,7 +53,7 @@ func command() cli.Command {
 		ErrorKind: "max rel. error",
 		Multi:     true,
 		Params: func() string {
-			p := fmt.Sprintf("-op %s -type %s", opt.op, opt.typ)
+			p := fmt.Sprintf("-op %s -type %s", opt.opV, opt.typV)
 			if opt.exclusive {
 				p += " -exclusive"
 			}
@@ -82,7 +82,7 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanPrefiks(gpu.ScanRequest{Request: r, Op: opt.opV, Type: opt.typV, Exclusive: opt.exclusive,
+			return dev.PlanPrefiks(gpu.PrefiksRequest{Request: r, Op: opt.opV, Type: opt.typV, Exclusive: opt.exclusive,
 				Segmented: opt.segmented()})
 		},
 		Output: &opt.out,
@@ -116,47 +116,37 @@ func (opt *options) check(o *cli.Options) error {
 			return fmt.Errorf("-seglen %q: a length of at least 1, or mixed", opt.seglen)
 		}
 	}
+	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ScanTypes); err != nil {
+		return err
+	}
 	if opt.fileA != "" {
-		a, err := data.Read(opt.fileA)
+		a, err := data.LoadVector(opt.fileA, vocab.Float32, vocab.Float64, vocab.Int32)
 		if err != nil {
 			return err
 		}
-		if _, err := a.Vector(); err != nil {
+		typ, _ := a.Type()
+		if typ == vocab.Float64 { // the scan is float32's: rounded, with a note where values change
+			typ = vocab.Float32
+		}
+		if o.Set["type"] && typ != opt.typV {
+			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typV, opt.fileA, typ)
+		}
+		opt.typV = typ
+		var note string
+		if opt.in, note, err = a.Float32Words("prefiks"); err != nil {
 			return err
 		}
-		typ := map[string]string{data.Float32: "float32", data.Float64: "float32", data.Int32: "int32"}[a.Dtype]
-		if typ == "" {
-			return fmt.Errorf("%s: dtype %s, where float32, float64 (rounded to float32) or int32 is needed", opt.fileA, a.StoredDtype())
-		}
-		if o.Set["type"] && typ != opt.typ {
-			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)
-		}
-		opt.typ = typ
-		opt.in, _ = a.Words()
-		if a.Dtype == data.Float64 { // the scan is float32's: rounded, with a note where values change
-			f, changed, _ := a.Float32s()
-			if note := data.RoundingNote("prefiks", opt.fileA, changed, len(f)); note != "" {
-				fmt.Fprintln(os.Stderr, note)
-			}
-			opt.in = make([]uint32, len(f))
-			for i, x := range f {
-				opt.in[i] = math.Float32bits(x)
-			}
+		if note != "" {
+			fmt.Fprintln(os.Stderr, note)
 		}
 		if o.Set["n"] && o.N != int64(len(opt.in)) {
 			return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.in), opt.fileA)
 		}
 		o.N = int64(len(opt.in))
 	}
-	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ScanTypes); err != nil {
-		return err
-	}
 	if opt.flagsFile != "" {
-		f, err := data.Read(opt.flagsFile)
+		f, err := data.LoadVector(opt.flagsFile) // (uint8 or bool: Bytes says)
 		if err != nil {
-			return err
-		}
-		if _, err := f.Vector(); err != nil {
 			return err
 		}
 		if opt.heads, err = f.Bytes(); err != nil {
@@ -189,14 +179,14 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	}()
 	if s.in == nil {
 		s.in = make([]uint32, o.N)
-		verify.ScanInput(s.in, opt.typ, o.Seed)
+		verify.ScanInput(s.in, opt.typV, o.Seed)
 	}
 	if opt.seglen != "" {
 		s.headFlags = make([]byte, o.N)
 		l, _ := strconv.ParseInt(opt.seglen, 10, 64) // mixed: 0
 		verify.SegmentFlags(s.headFlags, l, o.Seed+7)
 	}
-	s.ref = verify.Scan(opt.op, opt.typ, opt.exclusive, s.in, s.headFlags)
+	s.ref = verify.Scan(opt.opV, opt.typV, opt.exclusive, s.in, s.headFlags)
 	if s.host, err = gpu.AllocHost(o.N, dev != nil); err != nil {
 		return nil, err
 	}
@@ -233,10 +223,11 @@ func (s *session) Free() {
 
 // checked fills the row's check from out, and writes the first that passes to -o.
 func (s *session) checked(row report.Row, out []uint32, tol func(float64) float64) (report.Row, error) {
-	c := verify.CheckScan(s.opt.op, s.opt.typ, out, s.ref, tol)
+	c := verify.CheckScan(s.opt.opV, s.opt.typV, out, s.ref, tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.MaxError), report.Num(c.Tolerance), c.Bad == 0, c.First
-	dtype := map[string]string{"float32": data.Float32, "int32": data.Int32}[s.opt.typ]
-	return row, s.opt.out.Write(row, func(temp func(string) string) error { return data.WriteWords(temp(s.opt.out.Path), dtype, out) })
+	return row, s.opt.out.Write(row, func(temp func(string) string) error {
+		return data.WriteWords(temp(s.opt.out.Path), data.Descr(s.opt.typV), out)
+	})
 }
 
 func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
@@ -269,7 +260,7 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 
 func (s *session) RunHost(string) (report.Row, error) {
 	out := s.host.Words()
-	ms := cli.TimeHost(s.o.Reps, func() { verify.ScanCPU(s.opt.op, s.opt.typ, s.opt.exclusive, s.in, s.headFlags, out) })
+	ms := cli.TimeHost(s.o.Reps, func() { verify.ScanCPU(s.opt.opV, s.opt.typV, s.opt.exclusive, s.in, s.headFlags, out) })
 	row, err := s.checked(report.Row{}, out, func(a float64) float64 { return verify.CPUScanTolerance(s.o.N, a) })
 	cli.HostTimes(&row, ms)
 	row.Bytes = report.Num(8 * float64(s.o.N))
@@ -294,8 +285,8 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		gpu.FreeEach(p.in, p.flags, p.out, p.carry, p.carries, p.work, p.scratch)
 		return nil
 	})
-	request := func(n int64) gpu.ScanRequest {
-		return gpu.ScanRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opV, Type: s.opt.typV,
+	request := func(n int64) gpu.PrefiksRequest {
+		return gpu.PrefiksRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opV, Type: s.opt.typV,
 			Exclusive: s.opt.exclusive, Segmented: s.opt.segmented()}
 	}
 	for i, sl := range slices {

@@ -35,7 +35,7 @@ type options struct {
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{op: "sum", typ: "float32"}
+	opt := &options{op: vocab.Sum.String(), typ: vocab.Float32.String()}
 	return cli.Command{
 		Program: gpu.Redukcija,
 		About: "reduction of a vector: -op sum|min|max|mean|norm|dot|argmin|argmax of -type float32|float64|int32 " +
@@ -47,7 +47,7 @@ func command() cli.Command {
 		ErrorKind: "rel. error",
 		Scalar:    true,
 		Multi:     true,
-		Params:    func() string { return fmt.Sprintf("-op %s -type %s", opt.op, opt.typ) },
+		Params:    func() string { return fmt.Sprintf("-op %s -type %s", opt.opV, opt.typV) },
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: every core (goroutines), float64 (int64) chunk sums combined in order; no GPU needed"},
 		},
@@ -77,7 +77,7 @@ func command() cli.Command {
 		Flags: opt.flags,
 		Check: opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanRedukcija(gpu.ReductionRequest{Request: r, Op: opt.opV, Type: opt.typV})
+			return dev.PlanRedukcija(gpu.RedukcijaRequest{Request: r, Op: opt.opV, Type: opt.typV})
 		},
 		Open: func(o cli.Options, dev *gpu.Device) (cli.Session, error) { return open(opt, o, dev) },
 	}
@@ -95,85 +95,55 @@ func (opt *options) check(o *cli.Options) error {
 	if opt.opV, err = vocab.Parse("op", opt.op, gpu.ReduceOps); err != nil {
 		return err
 	}
+	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ReduceTypes); err != nil {
+		return err
+	}
 	if opt.fileB != "" && opt.fileA == "" {
 		return fmt.Errorf("-b needs -a")
 	}
 	if opt.fileB != "" && opt.opV != vocab.Dot {
-		return fmt.Errorf("-b %s: -b is dot's second vector; -op %s reads -a alone", opt.fileB, opt.op)
+		return fmt.Errorf("-b %s: -b is dot's second vector; -op %s reads -a alone", opt.fileB, opt.opV)
 	}
-	if opt.fileA != "" {
-		var typ string
-		var err error
-		if opt.a, typ, err = readVector(opt.fileA); err != nil {
-			return err
-		}
-		if o.Set["type"] && typ != opt.typ {
-			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typ, opt.fileA, typ)
-		}
-		opt.typ = typ
-		if opt.fileB != "" {
-			var typB string
-			if opt.b, typB, err = readVector(opt.fileB); err != nil {
-				return err
-			}
-			if typB != typ || len(opt.b) != len(opt.a) {
-				return fmt.Errorf("%s holds %d %s and %s %d %s: dot needs the same length and type", opt.fileA, len(opt.a), typ, opt.fileB, len(opt.b), typB)
-			}
-		} else if opt.op == "dot" {
-			return fmt.Errorf("-op dot with -a needs -b")
-		}
-		if o.Set["n"] && o.N != int64(len(opt.a)) {
-			return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.a), opt.fileA)
-		}
-		o.N = int64(len(opt.a))
+	if opt.fileA == "" {
+		return nil
 	}
-	if opt.typV, err = vocab.Parse("type", opt.typ, gpu.ReduceTypes); err != nil {
+	a, err := data.LoadVector(opt.fileA, gpu.ReduceTypes...)
+	if err != nil {
 		return err
 	}
+	typ, _ := a.Type()
+	if o.Set["type"] && typ != opt.typV {
+		return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typV, opt.fileA, typ)
+	}
+	opt.typV = typ
+	opt.a, _ = a.Float64s()
+	if opt.fileB != "" {
+		b, err := data.LoadVector(opt.fileB, gpu.ReduceTypes...)
+		if err != nil {
+			return err
+		}
+		typB, _ := b.Type()
+		if opt.b, _ = b.Float64s(); typB != typ || len(opt.b) != len(opt.a) {
+			return fmt.Errorf("%s holds %d %s and %s %d %s: dot needs the same length and type", opt.fileA, len(opt.a), typ, opt.fileB, len(opt.b), typB)
+		}
+	} else if opt.opV == vocab.Dot {
+		return fmt.Errorf("-op dot with -a needs -b")
+	}
+	if o.Set["n"] && o.N != int64(len(opt.a)) {
+		return fmt.Errorf("-n %d does not match the %d elements of %s (leave -n out with -a)", o.N, len(opt.a), opt.fileA)
+	}
+	o.N = int64(len(opt.a))
 	return nil
 }
 
-// readVector reads a 1-D .npy vector of float32, float64 or int32 as float64 values.
-func readVector(path string) ([]float64, string, error) {
-	a, err := data.Read(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := a.Vector(); err != nil {
-		return nil, "", err
-	}
-	v := make([]float64, a.Len())
-	switch a.Dtype {
-	case data.Float32:
-		w, _ := a.Words()
-		for i, x := range w {
-			v[i] = float64(math.Float32frombits(x))
-		}
-		return v, "float32", nil
-	case data.Float64:
-		for i := range v {
-			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
-		}
-		return v, "float64", nil
-	case data.Int32:
-		w, _ := a.Words()
-		for i, x := range w {
-			v[i] = float64(int32(x))
-		}
-		return v, "int32", nil
-	}
-	return nil, "", fmt.Errorf("%s: dtype %s, where float32, float64 or int32 is needed", path, a.StoredDtype())
-}
-
 // raw is the values in the element type's bytes, as the device reads them.
-func raw(values []float64, typ string) []byte {
-	size := map[string]int{"float32": 4, "float64": 8, "int32": 4}[typ]
-	buf := make([]byte, size*len(values))
+func raw(values []float64, typ vocab.Dtype) []byte {
+	buf := make([]byte, typ.Bytes()*len(values))
 	for i, x := range values {
 		switch typ {
-		case "float32":
+		case vocab.Float32:
 			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(x)))
-		case "float64":
+		case vocab.Float64:
 			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
 		default:
 			binary.LittleEndian.PutUint32(buf[4*i:], uint32(int32(x)))
@@ -201,17 +171,17 @@ func open(opt *options, o cli.Options, dev *gpu.Device) (_ cli.Session, err erro
 	}()
 	if s.a == nil {
 		s.a, s.b = make([]float64, o.N), make([]float64, o.N)
-		verify.ReductionInput(s.a, opt.typ, o.Seed)
-		verify.ReductionInput(s.b, opt.typ, o.Seed+1)
+		verify.ReductionInput(s.a, opt.typV, o.Seed)
+		verify.ReductionInput(s.b, opt.typV, o.Seed+1)
 	}
 	if s.b == nil {
 		s.b = s.a
 	}
-	s.ref = verify.Reference(opt.op, s.a, s.b)
+	s.ref = verify.Reference(opt.opV, s.a, s.b)
 	if dev == nil {
 		return s, nil
 	}
-	ra, rb := raw(s.a, opt.typ), raw(s.b, opt.typ)
+	ra, rb := raw(s.a, opt.typV), raw(s.b, opt.typV)
 	if s.da, err = gpu.Alloc(int64(len(ra)), false); err != nil {
 		return nil, err
 	}
@@ -239,10 +209,10 @@ func (s *session) Free() {
 
 // checked checks a result; the row shows the value, and for argmin/argmax also its index.
 func (s *session) checked(row report.Row, value float64, exact, index int64, tol float64) report.Row {
-	c := verify.CheckReduction(s.opt.op, s.opt.typ, s.o.N, value, exact, index, s.ref, tol)
+	c := verify.CheckReduction(s.opt.opV, s.opt.typV, s.o.N, value, exact, index, s.ref, tol)
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Error), report.Num(c.Tolerance), c.Pass, c.Note
 	row.Result = report.Num(value)
-	if s.opt.op == "argmin" || s.opt.op == "argmax" {
+	if s.opt.opV.Arg() {
 		row.Index = &index
 	}
 	return row
@@ -276,24 +246,20 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 func (s *session) RunHost(string) (report.Row, error) {
 	var sum float64
 	var exact, index int64
-	ms := cli.TimeHost(s.o.Reps, func() { sum, exact, index = verify.ReduceCPU(s.opt.op, s.a, s.b) })
-	if s.opt.typ == "int32" && s.opt.op != "min" && s.opt.op != "max" && s.opt.op != "argmin" && s.opt.op != "argmax" {
+	ms := cli.TimeHost(s.o.Reps, func() { sum, exact, index = verify.ReduceCPU(s.opt.opV, s.a, s.b) })
+	if s.opt.typV == vocab.Int32 && !s.opt.opV.Selects() {
 		sum = float64(exact) // int32 sums, norms and dots are int64 sums, wrapping past 2^63 as the devices' do
 	}
 	value := sum
-	switch s.opt.op {
-	case "mean":
+	switch s.opt.opV {
+	case vocab.Mean:
 		value = sum / float64(s.o.N)
-	case "norm":
+	case vocab.Norm:
 		value = math.Sqrt(sum)
 	}
 	row := s.checked(report.Row{}, value, exact, index, verify.CPUReductionTolerance(s.o.N, s.ref.SumAbs))
 	cli.HostTimes(&row, ms)
-	size := 4.0
-	if s.opt.typ == "float64" {
-		size = 8
-	}
-	row.Bytes = report.Num(size * float64(s.o.N))
+	row.Bytes = report.Num(float64(s.opt.typV.Bytes()) * float64(s.o.N))
 	return row, nil
 }
 
@@ -302,7 +268,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 // bits every run for a given number of GPUs; integers, min, max and arg results as one GPU's.
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Redukcija.Variant("best")
-	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: s.o.N},
+	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: s.o.N},
 		Op: s.opt.opV, Type: s.opt.typV})
 	if err != nil {
 		return report.Row{}, err
@@ -331,23 +297,23 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if sl.Len() == 0 { // nothing to reduce: its result is left out of the combine
 			return nil
 		}
-		req := gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
+		req := gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
 		if p.plan, err = r.Dev.PlanRedukcija(req); err != nil {
 			return err
 		}
 		if p.scratch, err = p.plan.AllocScratch(); err != nil {
 			return err
 		}
-		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typ)
+		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typV)
 		if p.a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
 			return err
 		}
 		p.b = p.a
-		if s.opt.op == "dot" {
+		if s.opt.opV == vocab.Dot {
 			if p.b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
 				return err
 			}
-			if err = p.b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typ)); err != nil {
+			if err = p.b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typV)); err != nil {
 				return err
 			}
 		}
@@ -389,7 +355,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		}
 	}
 	// the bound's depth: the first slice's (the longest), planned for this GPU, and the combine's
-	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.ReductionRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
+	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
 		Op: s.opt.opV, Type: s.opt.typV})
 	if err != nil {
 		return report.Row{}, err

@@ -20,19 +20,17 @@ import (
 	"tecaj/internal/vocab"
 )
 
-var dtypes = map[string]string{data.Float32: "float32", data.Float64: "float32", data.Int32: "int32", data.Uint32: "uint32"}
-
 // options are urejanje's own flags.
 type options struct {
-	keyType           string
-	keyDtype          vocab.Dtype // keyType's
+	keyType           string      // -type
+	keyDtype          vocab.Dtype // -type's, or the keys file's
 	descending, pairs bool
 	batch             int64
 	dist              string
 	keysFile          string
 	valuesFile        string
-	keys, values      []uint32 // from the files
-	valuesType        string   // the values' dtype: -values's (uint32 or int32), else uint32 indices
+	keys, values      []uint32    // from the files
+	valuesType        vocab.Dtype // the values' type: -values's (uint32 or int32), else uint32 indices
 	out               cli.Writer
 }
 
@@ -47,7 +45,7 @@ func (opt *options) valuesPath() string {
 func main() { os.Exit(cli.Main(command())) }
 
 func command() cli.Command {
-	opt := &options{keyType: "float32", batch: 1, dist: "uniform", valuesType: data.Uint32}
+	opt := &options{keyType: vocab.Float32.String(), batch: 1, dist: "uniform", valuesType: vocab.Uint32}
 	return cli.Command{
 		Program:   gpu.Urejanje,
 		About:     "bitonic sort of 32-bit keys (random or -keys FILE.npy; or key-value pairs, or batches of arrays), every lecture variant, verified and timed",
@@ -56,9 +54,9 @@ func command() cli.Command {
 		Baseline:  "o",
 		ErrorKind: "wrong",
 		Params: func() string {
-			p := fmt.Sprintf("-type %s -dist %s", opt.keyType, opt.dist)
+			p := fmt.Sprintf("-type %s -dist %s", opt.keyDtype, opt.dist)
 			if opt.keysFile != "" { // (the keys are the file's: no distribution drew them)
-				p = "-type " + opt.keyType
+				p = "-type " + opt.keyDtype.String()
 			}
 			if opt.batch > 1 {
 				p += fmt.Sprintf(" -batch %d", opt.batch)
@@ -97,7 +95,7 @@ func command() cli.Command {
 		Flags:       opt.flags,
 		Check:       opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
-			return dev.PlanUrejanje(gpu.SortRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
+			return dev.PlanUrejanje(gpu.UrejanjeRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
 				Descending: opt.descending})
 		},
 		Output: &opt.out,
@@ -123,16 +121,16 @@ func (opt *options) check(o *cli.Options) error {
 	if opt.batch < 1 || opt.batch > 1<<20 {
 		return fmt.Errorf("-batch must be from 1 to 1048576 (got %d)", opt.batch)
 	}
+	var err error
+	if opt.keyDtype, err = vocab.Parse("type", opt.keyType, gpu.SortTypes); err != nil {
+		return err
+	}
 	if opt.keysFile != "" {
 		if err := opt.load(o); err != nil {
 			return err
 		}
 	} else if opt.valuesFile != "" {
 		return fmt.Errorf("-values needs -keys")
-	}
-	var err error
-	if opt.keyDtype, err = vocab.Parse("type", opt.keyType, gpu.SortTypes); err != nil {
-		return err
 	}
 	for _, d := range verify.Distributions {
 		if d == opt.dist {
@@ -144,34 +142,26 @@ func (opt *options) check(o *cli.Options) error {
 
 // load reads -keys (and -values) and sets n from their length.
 func (opt *options) load(o *cli.Options) error {
-	a, err := data.Read(opt.keysFile)
+	a, err := data.LoadVector(opt.keysFile, vocab.Float32, vocab.Float64, vocab.Int32, vocab.Uint32)
 	if err != nil {
 		return err
 	}
-	count, err := a.Vector()
-	if err != nil {
+	t, _ := a.Type()
+	if t == vocab.Float64 { // sorted as float32: rounded, with a note where values change
+		t = vocab.Float32
+	}
+	if o.Set["type"] && t != opt.keyDtype {
+		return fmt.Errorf("-type %s does not match %s, which holds %s keys", opt.keyDtype, opt.keysFile, t)
+	}
+	opt.keyDtype = t
+	var note string
+	if opt.keys, note, err = a.Float32Words("urejanje"); err != nil {
 		return err
 	}
-	t, ok := dtypes[a.Dtype]
-	if !ok {
-		return fmt.Errorf("%s: dtype %s, where float32, float64, int32 or uint32 keys are needed", opt.keysFile, a.StoredDtype())
+	if note != "" {
+		fmt.Fprintln(os.Stderr, note)
 	}
-	if o.Set["type"] && t != opt.keyType {
-		return fmt.Errorf("-type %s does not match %s, which holds %s keys", opt.keyType, opt.keysFile, t)
-	}
-	opt.keyType = t
-	if a.Dtype == data.Float64 {
-		f, changed, _ := a.Float32s()
-		opt.keys = make([]uint32, len(f))
-		for i, x := range f {
-			opt.keys[i] = math.Float32bits(x)
-		}
-		if note := data.RoundingNote("urejanje", opt.keysFile, changed, len(f)); note != "" {
-			fmt.Fprintln(os.Stderr, note)
-		}
-	} else if opt.keys, err = a.Words(); err != nil {
-		return err
-	}
+	count := len(opt.keys)
 	if int64(count)%opt.batch != 0 {
 		return fmt.Errorf("%s holds %d keys, not a multiple of -batch %d", opt.keysFile, count, opt.batch)
 	}
@@ -183,20 +173,14 @@ func (opt *options) load(o *cli.Options) error {
 	if opt.valuesFile == "" {
 		return nil
 	}
-	v, err := data.Read(opt.valuesFile)
+	v, err := data.LoadVector(opt.valuesFile, vocab.Uint32, vocab.Int32)
 	if err != nil {
 		return err
 	}
-	if c, err := v.Vector(); err != nil {
-		return err
-	} else if c != count {
-		return fmt.Errorf("%s holds %d values for the %d keys of %s", opt.valuesFile, c, count, opt.keysFile)
+	if opt.values, _ = v.Words(); len(opt.values) != count {
+		return fmt.Errorf("%s holds %d values for the %d keys of %s", opt.valuesFile, len(opt.values), count, opt.keysFile)
 	}
-	if v.Dtype != data.Uint32 && v.Dtype != data.Int32 {
-		return fmt.Errorf("%s: dtype %s, where uint32 or int32 values are needed", opt.valuesFile, v.Dtype)
-	}
-	opt.values, _ = v.Words()
-	opt.valuesType = v.Dtype
+	opt.valuesType, _ = v.Type()
 	opt.pairs = true
 	return nil
 }
@@ -279,11 +263,10 @@ func (s *session) check(row report.Row) (report.Row, error) {
 	row.Error, row.Tolerance, row.Pass, row.Note = report.Num(c.Bad), 0, c.Bad == 0, c.First
 	row.Items = s.items
 	return row, opt.out.Write(row, func(temp func(string) string) error {
-		dtype := map[string]string{"float32": data.Float32, "int32": data.Int32, "uint32": data.Uint32}[opt.keyType]
-		if err := data.WriteWords(temp(opt.out.Path), dtype, s.out.Words()); err != nil || !opt.pairs {
+		if err := data.WriteWords(temp(opt.out.Path), data.Descr(opt.keyDtype), s.out.Words()); err != nil || !opt.pairs {
 			return err
 		}
-		return data.WriteWords(temp(opt.valuesPath()), opt.valuesType, values)
+		return data.WriteWords(temp(opt.valuesPath()), data.Descr(opt.valuesType), values)
 	})
 }
 

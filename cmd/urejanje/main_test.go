@@ -50,7 +50,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-keys", f("f4.npy"), "-n", "4"}, "-n 4 does not match"},
 		{[]string{"-keys", f("u1.npy")}, "dtype |u1"},
 		{[]string{"-keys", f("i4.npy"), "-values", f("u4.npy")}, "3 values for the 5 keys"},
-		{[]string{"-keys", f("i4.npy"), "-values", f("f4.npy")}, "uint32 or int32 values"},
+		{[]string{"-keys", f("i4.npy"), "-values", f("f4.npy")}, "f4.npy: dtype <f4, where uint32 or int32 is needed"},
 		{[]string{"-values", f("u4.npy")}, "-values needs -keys"},
 		{[]string{"-keys", f("missing.npy")}, "missing.npy"},
 		{[]string{"-keys", dir}, "is a directory"},

@@ -14,6 +14,7 @@ import (
 	"tecaj/internal/gpu"
 	"tecaj/internal/report"
 	"tecaj/internal/verify"
+	"tecaj/internal/vocab"
 )
 
 // VectorFiles are the -a and -b flags: two float32 vectors from .npy files instead of the seed.
@@ -62,11 +63,8 @@ func (v *VectorFiles) Load(program string, o *Options) error {
 
 // readVector reads a 1-D float vector; the note says where float64 values were rounded.
 func readVector(program, path string) (values []float32, note string, err error) {
-	a, err := data.Read(path)
+	a, err := data.LoadVector(path, vocab.Float32, vocab.Float64)
 	if err != nil {
-		return nil, "", err
-	}
-	if _, err := a.Vector(); err != nil {
 		return nil, "", err
 	}
 	values, changed, err := a.Float32s()

@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"tecaj/internal/vocab"
 )
 
 // Dtypes, as NumPy writes them in a header.
@@ -45,6 +47,71 @@ func (a *Array) StoredDtype() string {
 		return a.Stored
 	}
 	return a.Dtype
+}
+
+// types are the element types as read, by NumPy dtype (int64 is read as int32; bool has none).
+var types = map[string]vocab.Dtype{Float32: vocab.Float32, Float64: vocab.Float64, Int32: vocab.Int32, Uint32: vocab.Uint32, Uint8: vocab.Uint8}
+
+// Type is the element type as read (an int64 file read as int32 is vocab.Int32); ok is false
+// for bool, which has none.
+func (a *Array) Type() (t vocab.Dtype, ok bool) {
+	t, ok = types[a.Dtype]
+	return t, ok
+}
+
+// Descr is a type's NumPy dtype, as a header writes it ("" for a type no file holds).
+func Descr(t vocab.Dtype) string {
+	for d, x := range types {
+		if x == t {
+			return d
+		}
+	}
+	return ""
+}
+
+// LoadVector reads a 1-D, non-empty .npy array of one of the types accept (of any type where
+// accept is empty). Every refusal names the file; a type's names the file's own dtype and the
+// types accepted.
+func LoadVector(path string, accept ...vocab.Dtype) (*Array, error) {
+	a, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.Vector(); err != nil {
+		return nil, err
+	}
+	return a, a.accept(accept)
+}
+
+// LoadArray reads a non-empty .npy array of any shape (callers check its dimensions) of one of
+// the types accept, as LoadVector does.
+func LoadArray(path string, accept ...vocab.Dtype) (*Array, error) {
+	a, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if a.Len() == 0 {
+		return nil, fmt.Errorf("%s: the array is empty", a.Path)
+	}
+	return a, a.accept(accept)
+}
+
+// accept refuses a type outside accept (none: any type).
+func (a *Array) accept(accept []vocab.Dtype) error {
+	t, ok := a.Type()
+	for _, x := range accept {
+		if ok && x == t {
+			return nil
+		}
+	}
+	if len(accept) == 0 {
+		return nil
+	}
+	names := vocab.Names(accept[:len(accept)-1])
+	if names != "" {
+		names += " or "
+	}
+	return fmt.Errorf("%s: dtype %s, where %s%s is needed", a.Path, a.StoredDtype(), names, accept[len(accept)-1])
 }
 
 // Len is the number of elements.
@@ -243,6 +310,31 @@ func (a *Array) Float32s() (values []float32, changed int, err error) {
 	return values, changed, nil
 }
 
+// Float64s returns the values as float64, exactly (float32, float64, int32, uint32, uint8).
+// Other dtypes are refused.
+func (a *Array) Float64s() ([]float64, error) {
+	t, ok := a.Type()
+	if !ok {
+		return nil, fmt.Errorf("%s: dtype %s, where a number type is needed", a.Path, a.StoredDtype())
+	}
+	v := make([]float64, a.Len())
+	for i := range v {
+		switch t {
+		case vocab.Float32:
+			v[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:])))
+		case vocab.Float64:
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
+		case vocab.Int32:
+			v[i] = float64(int32(binary.LittleEndian.Uint32(a.Data[4*i:])))
+		case vocab.Uint32:
+			v[i] = float64(binary.LittleEndian.Uint32(a.Data[4*i:]))
+		default:
+			v[i] = float64(a.Data[i])
+		}
+	}
+	return v, nil
+}
+
 // Words returns 4-byte elements (float32, int32, uint32) as raw 32-bit words.
 func (a *Array) Words() ([]uint32, error) {
 	if itemSize[a.Dtype] != 4 {
@@ -253,6 +345,21 @@ func (a *Array) Words() ([]uint32, error) {
 		w[i] = binary.LittleEndian.Uint32(a.Data[4*i:])
 	}
 	return w, nil
+}
+
+// Float32Words returns 4-byte elements as words, a float64 array rounded to float32 first (note,
+// RoundingNote's for program, says where values changed).
+func (a *Array) Float32Words(program string) (words []uint32, note string, err error) {
+	if a.Dtype != Float64 {
+		words, err = a.Words()
+		return words, "", err
+	}
+	f, changed, _ := a.Float32s()
+	words = make([]uint32, len(f))
+	for i, x := range f {
+		words[i] = math.Float32bits(x)
+	}
+	return words, RoundingNote(program, a.Path, changed, len(f)), nil
 }
 
 // Bytes returns 1-byte elements (uint8, bool).

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"tecaj/internal/vocab"
 )
 
 // The committed fixtures in testdata/ were written by NumPy 2.4 (np.save); the tests that need
@@ -213,5 +215,102 @@ func TestInt64AndFloat64Rule(t *testing.T) {
 	}
 	if RoundingNote("p", "f.npy", 0, 100) != "" || !strings.Contains(RoundingNote("p", "f.npy", 3, 100), "3 of 100") {
 		t.Error("the rounding note: only where values changed")
+	}
+}
+
+// loadTest is LoadVector (or LoadArray) of a fixture accepting some types: the type read, or a
+// refusal whose message holds each of want.
+type loadTest struct {
+	file   string
+	array  bool // LoadArray (any shape)
+	accept []vocab.Dtype
+	typ    vocab.Dtype // where it loads
+	want   []string    // where it is refused
+}
+
+var (
+	floats = []vocab.Dtype{vocab.Float32, vocab.Float64}
+	words  = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
+)
+
+var loadTests = []loadTest{
+	{file: "f4", accept: floats, typ: vocab.Float32},
+	{file: "f8", accept: floats, typ: vocab.Float64},
+	{file: "i8", accept: words, typ: vocab.Int32}, // int64 is read as int32 where it fits
+	{file: "u4", accept: words, typ: vocab.Uint32},
+	{file: "u1", typ: vocab.Uint8}, // no types named: any
+	{file: "b1"},                   // bool has no element type, but any is any
+	{file: "matrix", array: true, accept: floats, typ: vocab.Float32},
+	{file: "i4", accept: floats, want: []string{"testdata/i4.npy: dtype <i4, where float32 or float64 is needed"}},
+	{file: "i8", accept: floats, want: []string{"i8.npy", "dtype <i8", "float32 or float64"}}, // the file's own dtype
+	{file: "u1", accept: words, want: []string{"u1.npy", "dtype |u1", "where float32, int32 or uint32 is needed"}},
+	{file: "b1", accept: []vocab.Dtype{vocab.Uint8}, want: []string{"b1.npy", "dtype |b1", "where uint8 is needed"}},
+	{file: "matrix", accept: floats, want: []string{"matrix.npy", "1-D", "shape [2 3]"}},
+	{file: "missing", accept: floats, want: []string{"missing.npy"}},
+}
+
+func TestLoad(t *testing.T) {
+	ran := 0
+	for _, test := range loadTests {
+		path := "testdata/" + test.file + ".npy"
+		load := LoadVector
+		if test.array {
+			load = LoadArray
+		}
+		a, err := load(path, test.accept...)
+		ran++
+		if test.want != nil {
+			for _, w := range test.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("%s accepting %v: %v, want an error with %q", path, test.accept, err, w)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s accepting %v: %v", path, test.accept, err)
+			continue
+		}
+		if typ, ok := a.Type(); ok != (test.file != "b1") || (ok && typ != test.typ) {
+			t.Errorf("%s: type %v (%v), want %v", path, typ, ok, test.typ)
+		}
+	}
+	if ran != len(loadTests) || ran < 13 {
+		t.Fatalf("%d cases ran", ran)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.npy")
+	if err := Write(empty, Float32, []int{0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, load := range []func(string, ...vocab.Dtype) (*Array, error){LoadVector, LoadArray} {
+		if _, err := load(empty, floats...); err == nil || !strings.Contains(err.Error(), "empty.npy: the array is empty") {
+			t.Errorf("an empty array: %v", err)
+		}
+	}
+}
+
+// Float64s is exact for every element type; Descr is the NumPy name each is written under.
+func TestFloat64sAndDescr(t *testing.T) {
+	for file, want := range map[string][]float64{"f8": {0.1, 2, -1e300, 0.5}, "i4": {-3, 0, 7, math.MaxInt32, math.MinInt32},
+		"u4": {0, 1, math.MaxUint32}, "u1": {0, 1, 255}, "i8": {1, 2}} {
+		a, err := Read("testdata/" + file + ".npy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.Float64s()
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %v %v, want %v", file, got, err, want)
+		}
+	}
+	if b1, _ := Read("testdata/b1.npy"); b1 != nil {
+		if _, err := b1.Float64s(); err == nil || !strings.Contains(err.Error(), "dtype |b1") {
+			t.Errorf("bool as float64: %v", err)
+		}
+	}
+	for typ, want := range map[vocab.Dtype]string{vocab.Float32: Float32, vocab.Float64: Float64, vocab.Int32: Int32,
+		vocab.Uint32: Uint32, vocab.Uint8: Uint8, vocab.Int64: ""} {
+		if got := Descr(typ); got != want {
+			t.Errorf("Descr(%v) = %q, want %q", typ, got, want)
+		}
 	}
 }

@@ -14,12 +14,12 @@ import (
 // Konvolucija is the convolutions (cuda/konvolucija.cu).
 var Konvolucija = register(C.tc_konvolucija_program())
 
-// ConvRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
+// KonvolucijaRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of
 // MaskW x MaskH (odd) weights, Mask (row-major; the plan keeps a copy, the one its runs use);
 // Replicate picks the border (else zero); Magnitude asks for sqrt(gx^2 + gy^2) of the mask and its
 // transpose (square masks, best).
 // Uint8: 8-bit pixels in and out (best; 2-D; square masks of 3, 5, 7).
-type ConvRequest struct {
+type KonvolucijaRequest struct {
 	Request
 	Dim, Width, Height, MaskW, MaskH int
 	Mask                             []float32
@@ -34,7 +34,7 @@ type KonvolucijaPlan struct {
 
 // PlanKonvolucija checks the request against the variant's domain and plans the convolution;
 // outside the domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
-func (d *Device) PlanKonvolucija(r ConvRequest) (*KonvolucijaPlan, error) {
+func (d *Device) PlanKonvolucija(r KonvolucijaRequest) (*KonvolucijaPlan, error) {
 	pl := &KonvolucijaPlan{}
 	if len(r.Mask) != r.MaskW*r.MaskH || len(r.Mask) == 0 {
 		return nil, fmt.Errorf("planning konvolucija: a %d x %d mask needs %d weights, not %d", r.MaskW, r.MaskH, r.MaskW*r.MaskH, len(r.Mask))

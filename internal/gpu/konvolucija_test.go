@@ -11,7 +11,7 @@ import (
 
 func TestKonvolucijaPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	r := ConvRequest{Request: Request{Variant: find(t, Konvolucija, "t"), N: 100 * 50}, Dim: 2, Width: 100, Height: 50, MaskW: 33, MaskH: 33,
+	r := KonvolucijaRequest{Request: Request{Variant: find(t, Konvolucija, "t"), N: 100 * 50}, Dim: 2, Width: 100, Height: 50, MaskW: 33, MaskH: 33,
 		Mask: make([]float32, 33*33)}
 	if _, err := dev.PlanKonvolucija(r); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("a 33x33 mask: %v, want ErrOutsideDomain", err)
@@ -48,7 +48,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			pl, err := d.PlanKonvolucija(ConvRequest{Request: Request{Variant: v, N: int64(w * h)}, Dim: 2, Width: w, Height: h,
+			pl, err := d.PlanKonvolucija(KonvolucijaRequest{Request: Request{Variant: v, N: int64(w * h)}, Dim: 2, Width: w, Height: h,
 				MaskW: m.W, MaskH: m.H, Mask: m.Weights, Replicate: true})
 			if err != nil {
 				return err
@@ -83,7 +83,7 @@ func init() {
 		if side < 1 {
 			side = 1
 		}
-		for _, r := range []ConvRequest{
+		for _, r := range []KonvolucijaRequest{
 			{Dim: 1, Width: int(n), Height: 1, MaskW: 7, MaskH: 1},
 			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 3, MaskH: 3},
 			{Dim: 2, Width: side, Height: int(n) / side, MaskW: 5, MaskH: 5},

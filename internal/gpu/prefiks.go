@@ -20,8 +20,8 @@ var (
 	ScanTypes = []vocab.Dtype{vocab.Float32, vocab.Int32}
 )
 
-// ScanRequest asks for one scan of N elements.
-type ScanRequest struct {
+// PrefiksRequest asks for one scan of N elements.
+type PrefiksRequest struct {
 	Request
 	Op                   vocab.Op
 	Type                 vocab.Dtype
@@ -38,7 +38,7 @@ type PrefiksPlan struct {
 
 // PlanPrefiks checks the request against the variant's domain and plans the scan; outside the
 // domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
-func (d *Device) PlanPrefiks(r ScanRequest) (*PrefiksPlan, error) {
+func (d *Device) PlanPrefiks(r PrefiksRequest) (*PrefiksPlan, error) {
 	pl := &PrefiksPlan{}
 	req := C.tc_prefiks_request{base: r.c(), op: C.tc_op(r.Op), _type: C.tc_dtype(r.Type),
 		exclusive: cbool(r.Exclusive), segmented: cbool(r.Segmented)}

@@ -11,10 +11,10 @@ import (
 
 func TestPrefiksPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	if _, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "hs"), N: 257, Threads: 256}}); !errors.Is(err, ErrOutsideDomain) {
+	if _, err := dev.PlanPrefiks(PrefiksRequest{Request: Request{Variant: find(t, Prefiks, "hs"), N: 257, Threads: 256}}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("hs at n=257: %v, want ErrOutsideDomain", err)
 	}
-	pl, err := dev.PlanPrefiks(ScanRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: vocab.Float32})
+	pl, err := dev.PlanPrefiks(PrefiksRequest{Request: Request{Variant: find(t, Prefiks, "grid"), N: 1 << 20}, Type: vocab.Float32})
 	if err != nil || pl.Levels != 3 || pl.Launches != 5 || PrefiksTolerance(pl, 1) <= 0 {
 		t.Errorf("grid plan %+v, %v", pl, err)
 	}
@@ -24,7 +24,7 @@ func init() {
 	// inclusive and exclusive int32 sums (exact), plain, and segmented for the variants that take segments
 	fromGo["prefiks"] = func(t *testing.T, d *Device, v Variant, n int64, cases *tally) error {
 		in := make([]uint32, n)
-		verify.ScanInput(in, "int32", n)
+		verify.ScanInput(in, vocab.Int32, n)
 		flags := make([]byte, n)
 		verify.SegmentFlags(flags, 0, n)
 		bufs := make([]*Buffer, 3)
@@ -40,7 +40,7 @@ func init() {
 		}
 		for _, segmented := range []bool{false, true} {
 			for _, excl := range []bool{false, true} {
-				pl, err := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: vocab.Sum, Type: vocab.Int32, Exclusive: excl, Segmented: segmented})
+				pl, err := d.PlanPrefiks(PrefiksRequest{Request: Request{Variant: v, N: n}, Op: vocab.Sum, Type: vocab.Int32, Exclusive: excl, Segmented: segmented})
 				if errors.Is(err, ErrOutsideDomain) {
 					cases.refused++
 					continue
@@ -63,7 +63,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if c := verify.CheckScan("sum", "int32", out, verify.Scan("sum", "int32", excl, in, f), func(float64) float64 { return 0 }); c.Bad != 0 {
+				if c := verify.CheckScan(vocab.Sum, vocab.Int32, out, verify.Scan(vocab.Sum, vocab.Int32, excl, in, f), func(float64) float64 { return 0 }); c.Bad != 0 {
 					t.Errorf("prefiks %s n=%d exclusive=%v segmented=%v: %s", v.Name, n, excl, segmented, c.First)
 				}
 				cases.checked++
@@ -78,7 +78,7 @@ func init() {
 		for _, seg := range []bool{false, true} {
 			for i, op := range ScanOps {
 				for _, ty := range ScanTypes {
-					pl, e := d.PlanPrefiks(ScanRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: i == 1, Segmented: seg})
+					pl, e := d.PlanPrefiks(PrefiksRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty, Exclusive: i == 1, Segmented: seg})
 					if e != nil {
 						err = e
 						continue

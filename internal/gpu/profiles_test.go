@@ -79,7 +79,7 @@ func TestBestGridFollowsTheProfile(t *testing.T) {
 	grids := map[string]int{}
 	for _, name := range Profiles() {
 		d, _ := Profile(name)
-		pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: find(t, Redukcija, "best"), N: 1 << 28}})
+		pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: find(t, Redukcija, "best"), N: 1 << 28}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,8 +22,8 @@ var (
 	ReduceTypes = []vocab.Dtype{vocab.Float32, vocab.Float64, vocab.Int32}
 )
 
-// ReductionRequest asks for one reduction of N elements.
-type ReductionRequest struct {
+// RedukcijaRequest asks for one reduction of N elements.
+type RedukcijaRequest struct {
 	Request
 	Op   vocab.Op
 	Type vocab.Dtype
@@ -55,7 +55,7 @@ const ReductionOutBytes = C.TC_REDUKCIJA_OUT_BYTES
 // PlanRedukcija checks the request against the variant's domain and plans the reduction; outside
 // the domain the error wraps ErrOutsideDomain (and names the most blocks, where there were too
 // many: cg's co-resident grid). A nil device plans for NoGPUProfile.
-func (d *Device) PlanRedukcija(r ReductionRequest) (*RedukcijaPlan, error) {
+func (d *Device) PlanRedukcija(r RedukcijaRequest) (*RedukcijaPlan, error) {
 	pl := &RedukcijaPlan{Op: r.Op, Type: r.Type}
 	req := C.tc_redukcija_request{base: r.c(), op: C.tc_op(r.Op), _type: C.tc_dtype(r.Type)}
 	desc := d.described()

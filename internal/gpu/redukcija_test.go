@@ -14,7 +14,7 @@ import (
 
 func TestRedukcijaPlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	r := ReductionRequest{Request: Request{Variant: find(t, Redukcija, "r3"), N: 1 << 20, Threads: 256}, Op: vocab.ArgMin}
+	r := RedukcijaRequest{Request: Request{Variant: find(t, Redukcija, "r3"), N: 1 << 20, Threads: 256}, Op: vocab.ArgMin}
 	if _, err := dev.PlanRedukcija(r); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("r3 argmin: %v, want ErrOutsideDomain (argmin is best's, cub's and cpu's)", err)
 	}
@@ -41,8 +41,7 @@ func init() {
 		}
 		defer out.Free()
 		for _, op := range ReduceOps {
-			name := op.String()
-			pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: vocab.Float32})
+			pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: v, N: n}, Op: op, Type: vocab.Float32})
 			if errors.Is(err, ErrOutsideDomain) {
 				cases.refused++
 				continue
@@ -64,12 +63,12 @@ func init() {
 				continue // (expected wrong: run, not checked)
 			}
 			r := FinishRedukcija(pl, host)
-			ref := verify.Reference(name, a64, b64)
-			if c := verify.CheckReduction(name, "float32", n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs)); !c.Pass {
-				t.Errorf("redukcija %s %s n=%d: %s (error %g, tolerance %g)", v.Name, name, n, c.Note, c.Error, c.Tolerance)
+			ref := verify.Reference(op, a64, b64)
+			if c := verify.CheckReduction(op, vocab.Float32, n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs)); !c.Pass {
+				t.Errorf("redukcija %s %s n=%d: %s (error %g, tolerance %g)", v.Name, op, n, c.Note, c.Error, c.Tolerance)
 			}
-			if name == "norm" && !(r.Value >= 0) || math.IsNaN(r.Value) {
-				t.Errorf("redukcija %s %s n=%d: %g", v.Name, name, n, r.Value)
+			if op == vocab.Norm && !(r.Value >= 0) || math.IsNaN(r.Value) {
+				t.Errorf("redukcija %s %s n=%d: %g", v.Name, op, n, r.Value)
 			}
 			cases.checked++
 		}
@@ -81,7 +80,7 @@ func init() {
 	planners["redukcija"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
 		for _, op := range ReduceOps {
 			for _, ty := range ReduceTypes {
-				pl, e := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty})
+				pl, e := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: v, N: n}, Op: op, Type: ty})
 				if e != nil {
 					err = e
 					continue
@@ -111,7 +110,7 @@ func TestCgPlansWithoutGPU(t *testing.T) {
 			}
 		}
 		for _, ty := range ReduceTypes {
-			r := ReductionRequest{Request: Request{Variant: cg, N: 1<<24 + 1}, Op: vocab.Sum, Type: ty}
+			r := RedukcijaRequest{Request: Request{Variant: cg, N: 1<<24 + 1}, Op: vocab.Sum, Type: ty}
 			wave, err := d.PlanRedukcija(r)
 			if err != nil {
 				t.Fatalf("%s: cg %s 2^24+1: %v", name, ty, err)
@@ -132,11 +131,11 @@ func TestCgPlansWithoutGPU(t *testing.T) {
 				t.Errorf("%s: cg %s with %d blocks: %v, want ErrOutsideDomain naming %q", name, ty, r.Blocks, err, want)
 			}
 		}
-		if pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: cg, N: 33}, Op: vocab.Max}); err != nil || pl.Blocks != 1 {
+		if pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: cg, N: 33}, Op: vocab.Max}); err != nil || pl.Blocks != 1 {
 			t.Errorf("%s: cg max of 33: %+v, %v, want one block", name, pl, err)
 		}
 		for _, op := range []vocab.Op{vocab.ArgMin, vocab.ArgMax} {
-			if _, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: cg, N: 1000}, Op: op}); !errors.Is(err, ErrOutsideDomain) {
+			if _, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: cg, N: 1000}, Op: op}); !errors.Is(err, ErrOutsideDomain) {
 				t.Errorf("%s: cg %s: %v, want ErrOutsideDomain", name, op, err)
 			}
 		}
@@ -152,8 +151,8 @@ func TestAtomicBoundAllowsNoFlushedSubnormals(t *testing.T) {
 		t.Errorf("atomic's domain does not say that float atomics flush subnormals: %s", atomic.Domain)
 	}
 	a := tinyVector(65537)
-	ref := verify.Reference("sum", a, nil)
-	pl, err := (*Device)(nil).PlanRedukcija(ReductionRequest{Request: Request{Variant: atomic, N: 65537}, Op: vocab.Sum})
+	ref := verify.Reference(vocab.Sum, a, nil)
+	pl, err := (*Device)(nil).PlanRedukcija(RedukcijaRequest{Request: Request{Variant: atomic, N: 65537}, Op: vocab.Sum})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +160,7 @@ func TestAtomicBoundAllowsNoFlushedSubnormals(t *testing.T) {
 	if !(tol > 0 && tol < ref.Sum/100) {
 		t.Errorf("atomic's bound %g for a sum of %g: want rounding's alone, far below the sum", tol, ref.Sum)
 	}
-	if c := verify.CheckReduction("sum", "float32", 65537, 0, 0, -1, ref, tol); c.Pass || !strings.Contains(c.Note, "subnormal") {
+	if c := verify.CheckReduction(vocab.Sum, vocab.Float32, 65537, 0, 0, -1, ref, tol); c.Pass || !strings.Contains(c.Note, "subnormal") {
 		t.Errorf("atomic's 0 for 65537 x 1e-41 checked %+v, want a failure naming the subnormals", c)
 	}
 }
@@ -182,7 +181,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 	d := openOrSkip(t)
 	const n = 65537
 	a := tinyVector(n)
-	ref := verify.Reference("sum", a, nil)
+	ref := verify.Reference(vocab.Sum, a, nil)
 	host := make([]float32, n)
 	for i := range host {
 		host[i] = float32(a[i])
@@ -195,7 +194,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 	}
 	defer out.Free()
 	for _, name := range []string{"atomic", "r0"} {
-		pl, err := d.PlanRedukcija(ReductionRequest{Request: Request{Variant: find(t, Redukcija, name), N: n}, Op: vocab.Sum})
+		pl, err := d.PlanRedukcija(RedukcijaRequest{Request: Request{Variant: find(t, Redukcija, name), N: n}, Op: vocab.Sum})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +209,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := FinishRedukcija(pl, res)
-		c := verify.CheckReduction("sum", "float32", n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs))
+		c := verify.CheckReduction(vocab.Sum, vocab.Float32, n, r.Value, r.Exact, r.Index, ref, RedukcijaTolerance(pl, ref.SumAbs))
 		switch {
 		case name == "atomic" && (r.Value != 0 || c.Pass || !strings.Contains(c.Note, "65537 of the terms are float32 subnormals")):
 			t.Errorf("atomic: %g, check %+v; want 0 (flushed) and a failing check naming the subnormals", r.Value, c)

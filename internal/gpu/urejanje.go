@@ -13,8 +13,8 @@ var Urejanje = register(C.tc_urejanje_program())
 // SortTypes are the key types the sort takes.
 var SortTypes = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
 
-// SortRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).
-type SortRequest struct {
+// UrejanjeRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).
+type UrejanjeRequest struct {
 	Request
 	Batch      int64
 	Pairs      bool
@@ -31,7 +31,7 @@ type UrejanjePlan struct {
 
 // PlanUrejanje checks the request against the variant's domain and plans a sort; outside the
 // domain the error wraps ErrOutsideDomain. A nil device plans for NoGPUProfile.
-func (d *Device) PlanUrejanje(r SortRequest) (*UrejanjePlan, error) {
+func (d *Device) PlanUrejanje(r UrejanjeRequest) (*UrejanjePlan, error) {
 	pl := &UrejanjePlan{}
 	req := C.tc_urejanje_request{base: r.c(), batch: C.int64_t(r.Batch), pairs: cbool(r.Pairs), _type: C.tc_dtype(r.Type),
 		descending: cbool(r.Descending)}

@@ -12,11 +12,11 @@ import (
 
 func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	var dev *Device
-	s, err := dev.PlanUrejanje(SortRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025}, Batch: 3, Pairs: true})
+	s, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025}, Batch: 3, Pairs: true})
 	if err != nil || s.Padded != 2048 || s.Items != 3*1025 || s.ScratchBytes != 8*2048*3 || s.Launches < 3 || s.Blocks < 1 {
 		t.Errorf("nl plan %+v, %v", s, err)
 	}
-	if _, err := dev.PlanUrejanje(SortRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
+	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("urejanje with -blocks 4: %v, want ErrOutsideDomain (it sizes its own grid)", err)
 	}
 }
@@ -25,7 +25,7 @@ func init() {
 	// a float argsort; every bit pattern is a legal key and index, so it runs under two poisons
 	// and a slot that follows its poison was not written
 	fromGo["urejanje"] = func(t *testing.T, d *Device, v Variant, n int64, cases *tally) error {
-		pl, err := d.PlanUrejanje(SortRequest{Request: Request{Variant: v, N: n}, Batch: 1, Pairs: true})
+		pl, err := d.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: v, N: n}, Batch: 1, Pairs: true})
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func init() {
 	planners["urejanje"] = func(d *Device, v Variant, n int64) (ls []Launch, err error) {
 		for _, pairs := range []bool{false, true} {
 			for _, batch := range []int64{1, 3} {
-				pl, e := d.PlanUrejanje(SortRequest{Request: Request{Variant: v, N: n}, Batch: batch, Pairs: pairs})
+				pl, e := d.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: v, N: n}, Batch: batch, Pairs: pairs})
 				if e != nil {
 					return nil, e
 				}

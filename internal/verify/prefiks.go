@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+
+	"tecaj/internal/vocab"
 )
 
 // ScanInput fills dst with 32-bit elements from seed (never all zeros): float32 uniform in
 // [-1, 1) or int32 uniform in [-1000, 1000], as raw bits.
-func ScanInput(dst []uint32, typ string, seed int64) {
+func ScanInput(dst []uint32, typ vocab.Dtype, seed int64) {
 	parallel(len(dst), func(c, lo, hi int) {
 		r := rand.New(rand.NewSource(seed*1_000_003 + int64(c)))
 		for i := lo; i < hi; i++ {
-			if typ == "float32" {
+			if typ == vocab.Float32 {
 				dst[i] = math.Float32bits(2*r.Float32() - 1)
 			} else {
 				dst[i] = uint32(int32(r.Intn(2001) - 1000))
@@ -44,14 +46,14 @@ type scanOp struct {
 	combine  func(a, b uint32) uint32
 }
 
-func scanOpOf(op, typ string) scanOp {
+func scanOpOf(op vocab.Op, typ vocab.Dtype) scanOp {
 	f := math.Float32frombits
 	b := math.Float32bits
 	switch {
-	case typ == "float32" && op == "sum":
+	case typ == vocab.Float32 && op == vocab.Sum:
 		return scanOp{b(float32(math.Copysign(0, -1))), func(x, y uint32) uint32 { return b(f(x) + f(y)) }}
-	case typ == "float32":
-		less := op == "min"
+	case typ == vocab.Float32:
+		less := op == vocab.Min
 		return scanOp{b(float32(math.Inf(map[bool]int{true: 1, false: -1}[less]))), func(x, y uint32) uint32 {
 			a, c := f(x), f(y)
 			switch {
@@ -66,9 +68,9 @@ func scanOpOf(op, typ string) scanOp {
 			}
 			return x
 		}}
-	case op == "sum":
+	case op == vocab.Sum:
 		return scanOp{0, func(x, y uint32) uint32 { return x + y }} // wraps as two's complement
-	case op == "max":
+	case op == vocab.Max:
 		return scanOp{0x80000000, func(x, y uint32) uint32 {
 			if int32(y) > int32(x) {
 				return y
@@ -94,7 +96,7 @@ type ScanReference struct {
 
 // Scan computes the reference sequentially: inclusive or exclusive, restarting at every head
 // flag (flags nil: one segment; position 0 always heads).
-func Scan(op, typ string, exclusive bool, in []uint32, flags []byte) ScanReference {
+func Scan(op vocab.Op, typ vocab.Dtype, exclusive bool, in []uint32, flags []byte) ScanReference {
 	n := len(in)
 	r := ScanReference{Want: make([]float64, n), PrefixAbs: make([]float64, n), Bits: make([]uint32, n)}
 	o := scanOpOf(op, typ)
@@ -108,7 +110,7 @@ func Scan(op, typ string, exclusive bool, in []uint32, flags []byte) ScanReferen
 			r.Bits[i], r.Want[i], r.PrefixAbs[i] = acc, sum, abs
 		}
 		acc = o.combine(acc, x)
-		if typ == "float32" {
+		if typ == vocab.Float32 {
 			v := float64(math.Float32frombits(x))
 			sum += v
 			abs += math.Abs(v)
@@ -132,11 +134,11 @@ type ScanCheck struct {
 // NaN or Inf of the reference matched as NaN (any) or the same Inf, and Inf or NaN accepted where
 // the magnitudes summed pass float32's range (a partial sum may overflow); everything else bit
 // for bit (float NaN matches any NaN; -0.0 matches +0.0 in max and min).
-func CheckScan(op, typ string, out []uint32, ref ScanReference, tol func(prefixAbs float64) float64) ScanCheck {
+func CheckScan(op vocab.Op, typ vocab.Dtype, out []uint32, ref ScanReference, tol func(prefixAbs float64) float64) ScanCheck {
 	c := ScanCheck{Tolerance: tol(1)}
 	for i, g := range out {
 		ok := true
-		if typ == "float32" && op == "sum" {
+		if typ == vocab.Float32 && op == vocab.Sum {
 			got, want := float64(math.Float32frombits(g)), ref.Want[i]
 			switch {
 			case math.IsNaN(want): // a NaN came in (or Inf - Inf): any NaN
@@ -154,7 +156,7 @@ func CheckScan(op, typ string, out []uint32, ref ScanReference, tol func(prefixA
 					c.MaxError = d / ref.PrefixAbs[i]
 				}
 			}
-		} else if typ == "float32" {
+		} else if typ == vocab.Float32 {
 			a, b := math.Float32frombits(g), math.Float32frombits(ref.Bits[i])
 			ok = a == b || (a != a && b != b)
 		} else {
@@ -167,7 +169,7 @@ func CheckScan(op, typ string, out []uint32, ref ScanReference, tol func(prefixA
 			c.Bad++
 		}
 	}
-	if typ != "float32" || op != "sum" { // exact: the error counts mismatches, the bound is 0
+	if typ != vocab.Float32 || op != vocab.Sum { // exact: the error counts mismatches, the bound is 0
 		c.MaxError, c.Tolerance = float64(c.Bad), 0
 	}
 	return c
@@ -176,7 +178,7 @@ func CheckScan(op, typ string, out []uint32, ref ScanReference, tol func(prefixA
 // ScanCPU is prefiks's host variant: chunks scanned in parallel (float sums in float64), each
 // chunk's carry (its total since its last head) combined in order, then every chunk's elements
 // before its first head combine the carry coming in.
-func ScanCPU(op, typ string, exclusive bool, in []uint32, flags []byte, out []uint32) {
+func ScanCPU(op vocab.Op, typ vocab.Dtype, exclusive bool, in []uint32, flags []byte, out []uint32) {
 	n := len(in)
 	chunks := (n + chunk - 1) / chunk
 	o := scanOpOf(op, typ)
@@ -188,7 +190,7 @@ func ScanCPU(op, typ string, exclusive bool, in []uint32, flags []byte, out []ui
 			if i == 0 || (flags != nil && flags[i] != 0) {
 				acc, sum, heads[c] = o.identity, 0, true
 			}
-			if typ == "float32" && op == "sum" {
+			if typ == vocab.Float32 && op == vocab.Sum {
 				sum += float64(math.Float32frombits(in[i]))
 				acc = math.Float32bits(float32(sum))
 			} else {

@@ -3,32 +3,34 @@ package verify
 import (
 	"math"
 	"testing"
+
+	"tecaj/internal/vocab"
 )
 
 func TestScanReferenceAndCPU(t *testing.T) {
 	in := []uint32{1, 2, 3, 4, 5}
 	flags := []byte{0, 0, 1, 0, 1}
-	r := Scan("sum", "int32", false, in, flags)
+	r := Scan(vocab.Sum, vocab.Int32, false, in, flags)
 	for i, want := range []uint32{1, 3, 3, 7, 5} {
 		if r.Bits[i] != want {
 			t.Errorf("segmented inclusive %d: %d, want %d", i, r.Bits[i], want)
 		}
 	}
-	r = Scan("sum", "int32", true, in, flags)
+	r = Scan(vocab.Sum, vocab.Int32, true, in, flags)
 	for i, want := range []uint32{0, 1, 0, 3, 0} {
 		if r.Bits[i] != want {
 			t.Errorf("segmented exclusive %d: %d, want %d", i, r.Bits[i], want)
 		}
 	}
-	if r := Scan("max", "int32", false, []uint32{5, 0xfffffffb, 9}, nil); r.Bits[1] != 5 || r.Bits[2] != 9 {
+	if r := Scan(vocab.Max, vocab.Int32, false, []uint32{5, 0xfffffffb, 9}, nil); r.Bits[1] != 5 || r.Bits[2] != 9 {
 		t.Errorf("signed max: %v", r.Bits)
 	}
-	wrap := Scan("sum", "int32", false, []uint32{0x7fffffff, 1}, nil)
+	wrap := Scan(vocab.Sum, vocab.Int32, false, []uint32{0x7fffffff, 1}, nil)
 	if wrap.Bits[1] != 0x80000000 {
 		t.Errorf("int32 sums wrap: %08x", wrap.Bits[1])
 	}
 	nan := math.Float32bits(float32(math.NaN()))
-	f := Scan("min", "float32", false, []uint32{math.Float32bits(1), nan, math.Float32bits(0), math.Float32bits(-1)}, []byte{0, 0, 0, 1})
+	f := Scan(vocab.Min, vocab.Float32, false, []uint32{math.Float32bits(1), nan, math.Float32bits(0), math.Float32bits(-1)}, []byte{0, 0, 0, 1})
 	if !math.IsNaN(float64(math.Float32frombits(f.Bits[2]))) || math.Float32frombits(f.Bits[3]) != -1 {
 		t.Errorf("NaN stays in its segment: %v", f.Bits)
 	}
@@ -36,9 +38,9 @@ func TestScanReferenceAndCPU(t *testing.T) {
 	n := 3<<20 + 7
 	data, seg := make([]uint32, n), make([]byte, n)
 	SegmentFlags(seg, 0, 9)
-	for _, typ := range []string{"int32", "float32"} {
+	for _, typ := range []vocab.Dtype{vocab.Int32, vocab.Float32} {
 		ScanInput(data, typ, 4)
-		for _, op := range []string{"sum", "max", "min"} {
+		for _, op := range []vocab.Op{vocab.Sum, vocab.Max, vocab.Min} {
 			for _, excl := range []bool{false, true} {
 				for _, flags := range [][]byte{nil, seg} {
 					out := make([]uint32, n)
@@ -54,9 +56,9 @@ func TestScanReferenceAndCPU(t *testing.T) {
 	}
 	// and the check rejects a wrong value
 	out := make([]uint32, n)
-	ScanCPU("sum", "int32", false, data, nil, out)
+	ScanCPU(vocab.Sum, vocab.Int32, false, data, nil, out)
 	out[n/2]++
-	if c := CheckScan("sum", "int32", out, Scan("sum", "int32", false, data, nil), func(float64) float64 { return 0 }); c.Bad != 1 {
+	if c := CheckScan(vocab.Sum, vocab.Int32, out, Scan(vocab.Sum, vocab.Int32, false, data, nil), func(float64) float64 { return 0 }); c.Bad != 1 {
 		t.Errorf("a changed element: %+v", c)
 	}
 }
@@ -78,13 +80,13 @@ func TestScanCheckFloatSpecials(t *testing.T) {
 		t.Helper()
 		for _, gpuNaN := range []uint32{0x7fc00000, 0x7fffffff} { // the host's NaN and the GPU's
 			out := make([]uint32, len(in))
-			ScanCPU("sum", "float32", false, in, nil, out)
+			ScanCPU(vocab.Sum, vocab.Float32, false, in, nil, out)
 			for i := range out {
 				if o := math.Float32frombits(out[i]); o != o {
 					out[i] = gpuNaN
 				}
 			}
-			if c := CheckScan("sum", "float32", out, Scan("sum", "float32", false, in, nil), tol); c.Bad != wantBad {
+			if c := CheckScan(vocab.Sum, vocab.Float32, out, Scan(vocab.Sum, vocab.Float32, false, in, nil), tol); c.Bad != wantBad {
 				t.Errorf("%s (NaN %08x): %d bad, want %d: %s", name, gpuNaN, c.Bad, wantBad, c.First)
 			}
 		}
@@ -97,12 +99,12 @@ func TestScanCheckFloatSpecials(t *testing.T) {
 		big[i] = 3e38
 	}
 	check("an overflow", f(big...), 0)
-	ref := Scan("sum", "float32", false, f(1, nan, 2), nil)
-	if c := CheckScan("sum", "float32", f(1, 5, 7), ref, tol); c.Bad != 2 {
+	ref := Scan(vocab.Sum, vocab.Float32, false, f(1, nan, 2), nil)
+	if c := CheckScan(vocab.Sum, vocab.Float32, f(1, 5, 7), ref, tol); c.Bad != 2 {
 		t.Errorf("finite where the reference is NaN: %d bad, want 2", c.Bad)
 	}
-	ref = Scan("sum", "float32", false, f(1, 2, 3), nil)
-	if c := CheckScan("sum", "float32", f(1, nan, inf), ref, tol); c.Bad != 2 {
+	ref = Scan(vocab.Sum, vocab.Float32, false, f(1, 2, 3), nil)
+	if c := CheckScan(vocab.Sum, vocab.Float32, f(1, nan, inf), ref, tol); c.Bad != 2 {
 		t.Errorf("NaN and Inf where the reference is finite: %d bad, want 2", c.Bad)
 	}
 }

@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+
+	"tecaj/internal/vocab"
 )
 
 // ReductionInput draws n elements of a type from seed (never all zeros): float32 uniform in
 // [-1, 1), float64 uniform in [-1, 1), int32 uniform in [-1000, 1000]. The values are returned as
 // float64 (exact for every type).
-func ReductionInput(dst []float64, typ string, seed int64) {
+func ReductionInput(dst []float64, typ vocab.Dtype, seed int64) {
 	parallel(len(dst), func(c, lo, hi int) {
 		r := rand.New(rand.NewSource(seed*1_000_003 + int64(c)))
 		for i := lo; i < hi; i++ {
 			switch typ {
-			case "float32":
+			case vocab.Float32:
 				dst[i] = float64(2*r.Float32() - 1)
-			case "float64":
+			case vocab.Float64:
 				dst[i] = 2*r.Float64() - 1
 			default:
 				dst[i] = float64(r.Intn(2001) - 1000)
@@ -39,22 +41,22 @@ type ReductionReference struct {
 
 // Reference computes the reference of op over a (and b for dot); values are float64 images of
 // the elements (float32 squares and products are exact in float64). Its sum is compensated.
-func Reference(op string, a, b []float64) ReductionReference { return fold(op, a, b, true) }
+func Reference(op vocab.Op, a, b []float64) ReductionReference { return fold(op, a, b, true) }
 
 // fold is the reference (compensated, Neumaier) and the host variant's per-chunk fold (a plain
 // float64 running sum): the mapped elements' sum, their magnitudes, the wrapped int64 sum, and
 // min/max with the index (the first NaN, else the first of equal values).
-func fold(op string, a, b []float64, compensated bool) ReductionReference {
+func fold(op vocab.Op, a, b []float64, compensated bool) ReductionReference {
 	r := ReductionReference{Index: -1}
-	less := op == "min" || op == "argmin"
+	less := op.Lowest()
 	sum := neumaier{s: negativeZero}
 	for i, x := range a {
 		m := x
 		switch op {
-		case "norm":
+		case vocab.Norm:
 			m = x * x
 			r.Exact += int64(x) * int64(x)
-		case "dot":
+		case vocab.Dot:
 			m = x * b[i]
 			r.Exact += int64(x) * int64(b[i])
 		default:
@@ -88,28 +90,28 @@ type ReductionCheck struct {
 // the caller's, for rounding alone: nothing is allowed for subnormals a variant flushes (float32
 // atomics), so a float32 sum of subnormals that comes out 0 fails, its note saying how many terms
 // were subnormal.
-func CheckReduction(op, typ string, n int64, value float64, exact, index int64, ref ReductionReference, tol float64) ReductionCheck {
+func CheckReduction(op vocab.Op, typ vocab.Dtype, n int64, value float64, exact, index int64, ref ReductionReference, tol float64) ReductionCheck {
 	switch {
-	case op == "argmin" || op == "argmax":
+	case op.Arg():
 		// the index, and the value there (a NaN, or the same number with the same zero sign)
 		if index != ref.Index {
 			return ReductionCheck{Error: 1, Note: fmt.Sprintf("index %d, want %d", index, ref.Index)}
 		}
 		ok := (math.IsNaN(value) && math.IsNaN(ref.Extreme)) || (value == ref.Extreme && math.Signbit(value) == math.Signbit(ref.Extreme))
 		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "value %g at index %d, want %g", value, index, ref.Extreme)}
-	case op == "min" || op == "max":
+	case op.Selects():
 		ok := value == ref.Extreme || (math.IsNaN(value) && math.IsNaN(ref.Extreme))
 		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "got %g, want %g", value, ref.Extreme)}
-	case typ == "int32":
+	case typ == vocab.Int32:
 		ok := exact == ref.Exact
 		return ReductionCheck{Error: b2f(!ok), Pass: ok, Note: noteIf(!ok, "got %d, want %d (exact)", exact, ref.Exact)}
 	}
 	// compare the sums: mean * n, norm^2 (each adds a rounding of its own in float64)
 	sum := value
 	switch op {
-	case "mean":
+	case vocab.Mean:
 		sum = value * float64(n)
-	case "norm":
+	case vocab.Norm:
 		sum = value * value
 	}
 	want := ref.Sum
@@ -130,7 +132,7 @@ func CheckReduction(op, typ string, n int64, value float64, exact, index int64, 
 			note = fmt.Sprintf("got %g, want %g (no error bound at this depth, but not this)", value, want)
 		}
 	}
-	if !ok && typ == "float32" && ref.Subnormal > 0 {
+	if !ok && typ == vocab.Float32 && ref.Subnormal > 0 {
 		note += fmt.Sprintf(" (%d of the terms are float32 subnormals: float atomics flush them to zero)", ref.Subnormal)
 	}
 	return ReductionCheck{Error: diff / scale, Tolerance: bound / scale, Pass: ok, Note: note}
@@ -152,12 +154,12 @@ func noteIf(cond bool, format string, args ...interface{}) string {
 
 // ReduceCPU is redukcija's host variant: every core folds its chunks in float64 (int64 for
 // int32 sums), the chunk results combined in order. It returns the sum (or min/max) and index.
-func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
+func ReduceCPU(op vocab.Op, a, b []float64) (value float64, exact, index int64) {
 	chunks := (len(a) + chunk - 1) / chunk
 	parts := make([]ReductionReference, chunks)
 	parallel(len(a), func(c, lo, hi int) {
 		var bb []float64
-		if op == "dot" {
+		if op == vocab.Dot {
 			bb = b[lo:hi]
 		}
 		p := fold(op, a[lo:hi], bb, false)
@@ -165,7 +167,7 @@ func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
 		parts[c] = p
 	})
 	total := ReductionReference{Index: -1, Sum: negativeZero}
-	less := op == "min" || op == "argmin"
+	less := op.Lowest()
 	for _, p := range parts {
 		total.Sum += p.Sum
 		total.Exact += p.Exact
@@ -173,8 +175,7 @@ func ReduceCPU(op string, a, b []float64) (value float64, exact, index int64) {
 			total.Index, total.Extreme = p.Index, p.Extreme
 		}
 	}
-	switch op {
-	case "min", "max", "argmin", "argmax":
+	if op.Selects() {
 		return total.Extreme, int64(total.Extreme), total.Index
 	}
 	return total.Sum, total.Exact, -1

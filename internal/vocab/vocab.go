@@ -68,6 +68,13 @@ func (o Op) String() string {
 // Arg says whether the operator answers with an index (argmin, argmax).
 func (o Op) Arg() bool { return o == ArgMin || o == ArgMax }
 
+// Selects says whether the operator picks an element (min, max, argmin, argmax) rather than
+// adding them up.
+func (o Op) Selects() bool { return o == Min || o == Max || o.Arg() }
+
+// Lowest says whether a selecting operator picks the smallest element (min, argmin).
+func (o Op) Lowest() bool { return o == Min || o == ArgMin }
+
 // Parse is the type or operator of that name among those a program takes; the error names them.
 func Parse[T fmt.Stringer](flag, name string, among []T) (T, error) {
 	for _, x := range among {
