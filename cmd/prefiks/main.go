@@ -289,16 +289,14 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		return gpu.PrefiksRequest{Request: gpu.Request{Variant: best, N: n}, Op: s.opt.opV, Type: s.opt.typV,
 			Exclusive: s.opt.exclusive, Segmented: s.opt.segmented()}
 	}
-	for i, sl := range slices {
-		if sl.Len() == 0 && i < len(slices)-1 {
-			return report.Row{}, fmt.Errorf("-n %d over %d GPUs leaves GPU %d without elements: fewer GPUs", s.o.N, m.Ranks, i)
-		}
-	}
 	err := m.Do(func(r *cli.Rank) (err error) {
 		p, sl := index(r), slices[r.Rank]
 		err = gpu.AllocEach([]**gpu.Buffer{&p.carry, &p.carries, &p.work},
 			gpu.PrefiksCarryBytes, gpu.PrefiksCarryBytes*int64(m.Ranks), gpu.PrefiksCarryWorkBytes)
-		if err != nil || sl.Len() == 0 { // (only the last GPU may be empty: no one after it needs its carry)
+		if err == nil { // (an empty slice's carry is gathered, never folded: empty slices come last)
+			err = p.carry.Fill(0)
+		}
+		if err != nil || sl.Len() == 0 {
 			return err
 		}
 		if p.plan, err = r.Dev.PlanPrefiks(request(sl.Len())); err != nil {
@@ -326,8 +324,8 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	reduce := func(r *cli.Rank) error { // (the last GPU's carry is no one's)
-		if p := index(r); r.Rank < m.Ranks-1 {
+	reduce := func(r *cli.Rank) error { // (the last GPU's carry is no one's, nor an empty slice's)
+		if p := index(r); r.Rank < m.Ranks-1 && p.plan != nil {
 			return gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.work, p.carry)
 		}
 		return nil

@@ -82,23 +82,47 @@ func TestMultiGPU(t *testing.T) {
 	}
 	for _, j := range jobs {
 		for _, g := range counts {
-			args := append([]string{"-variant", "best", "-gpus", fmt.Sprint(g), "-reps", "2"}, j.args...)
-			rows := multiRun(t, j.name, args...)
-			multi, one := rows[fmt.Sprintf("best/%dgpu", g)], rows["best"]
-			if !multi.Pass || !one.Pass {
-				t.Errorf("%s %v: best over %d GPUs %v, one GPU's %v (%s)", j.name, args, g, multi.Pass, one.Pass, multi.Note)
+			multiCheck(t, j.name, g, j.args, j.exact)
+		}
+	}
+	// fewer elements than GPUs, and just past them: every GPU count of this host, every program
+	// (empty slices come last: a scan's carries before a GPU that has elements are never empty)
+	for _, g := range counts[1:] {
+		seen := map[int]bool{}
+		for _, n := range []int{1, 2, g - 1, g + 1} {
+			if n < 1 || seen[n] {
 				continue
 			}
-			if j.exact && (*multi.Result != *one.Result && !(math.IsNaN(*multi.Result) && math.IsNaN(*one.Result)) ||
-				(one.Index != nil && *multi.Index != *one.Index)) {
-				t.Errorf("%s %v: %d GPUs give %v (index %v), one GPU %v (index %v)", j.name, args, g, *multi.Result, multi.Index, *one.Result, one.Index)
+			seen[n] = true
+			size := []string{"-n", fmt.Sprint(n)}
+			for _, j := range []job{{"razdalja", size, false}, {"redukcija", append(size, "-op", "sum", "-type", "int32"), true},
+				{"redukcija", append(size, "-op", "argmin"), true}, {"prefiks", size, false},
+				{"prefiks", append(size, "-seglen", "mixed", "-exclusive"), false}} {
+				multiCheck(t, j.name, g, j.args, j.exact)
 			}
-			if j.name != "prefiks" && g > 1 { // a float result is the same bits run to run
-				again := multiRun(t, j.name, args...)[fmt.Sprintf("best/%dgpu", g)]
-				if math.Float64bits(*again.Result) != math.Float64bits(*multi.Result) {
-					t.Errorf("%s %v: %v, then %v", j.name, args, *multi.Result, *again.Result)
-				}
-			}
+		}
+	}
+}
+
+// multiCheck runs best over g GPUs beside one GPU's and checks both pass; exact results (integers,
+// selections) must be one GPU's bits, and a float result the same bits run to run.
+func multiCheck(t *testing.T, name string, g int, jargs []string, exact bool) {
+	t.Helper()
+	args := append([]string{"-variant", "best", "-gpus", fmt.Sprint(g), "-reps", "2"}, jargs...)
+	rows := multiRun(t, name, args...)
+	multi, one := rows[fmt.Sprintf("best/%dgpu", g)], rows["best"]
+	if !multi.Pass || !one.Pass {
+		t.Errorf("%s %v: best over %d GPUs %v, one GPU's %v (%s)", name, args, g, multi.Pass, one.Pass, multi.Note)
+		return
+	}
+	if exact && (*multi.Result != *one.Result && !(math.IsNaN(*multi.Result) && math.IsNaN(*one.Result)) ||
+		(one.Index != nil && *multi.Index != *one.Index)) {
+		t.Errorf("%s %v: %d GPUs give %v (index %v), one GPU %v (index %v)", name, args, g, *multi.Result, multi.Index, *one.Result, one.Index)
+	}
+	if name != "prefiks" && g > 1 { // a float result is the same bits run to run
+		again := multiRun(t, name, args...)[fmt.Sprintf("best/%dgpu", g)]
+		if math.Float64bits(*again.Result) != math.Float64bits(*multi.Result) {
+			t.Errorf("%s %v: %v, then %v", name, args, *multi.Result, *again.Result)
 		}
 	}
 }

@@ -156,3 +156,20 @@ func TestBootstrap(t *testing.T) {
 		t.Errorf("one rank: %v", err)
 	}
 }
+
+// Split puts every empty slice last: where n < g, GPUs 0..n-1 hold one item each. A scan over
+// several GPUs relies on it (the carries a GPU with items folds all come from GPUs with items).
+func TestSplitEmptySlicesComeLast(t *testing.T) {
+	for _, g := range []int{1, 2, 3, 4, 8} {
+		for n := int64(0); n <= int64(2*g+1); n++ {
+			empty := false
+			for i, s := range Split(n, g) {
+				if s.Len() == 0 {
+					empty = true
+				} else if empty {
+					t.Errorf("Split(%d, %d): slice %d has items after an empty one", n, g, i)
+				}
+			}
+		}
+	}
+}
