@@ -21,8 +21,9 @@ set -euo pipefail
 out=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
 [[ $(basename "$out") == gpu-bundle* ]] || { echo "gpu-bundle.sh: the bundle's folder must be named gpu-bundle* (got $out)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
-# The GPU host's architecture, named (the H100 and H200: sm_90 machine code, and its PTX), so that
-# an older build folder's cache cannot leave the bundle JIT-compiling another architecture's PTX.
+# The GPU host's architecture, named (default sm_90 machine code and its PTX: the H100 and H200;
+# CUDA_ARCHS="86-real" and so on for another GPU, as scripts/setup.sh takes it), so that an older
+# build folder's cache cannot leave the bundle JIT-compiling another architecture's PTX.
 # LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_SOURCE=1)
 # PTX_ARCHS="75 80": also the library and the GoogleTest binary built as compute_75 (compute_80)
 #   PTX only, into lib-ptx75/ and tests/kernel_tests-ptx75: `LIB=ptx75 bash run.sh quick` runs every

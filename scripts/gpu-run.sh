@@ -40,7 +40,7 @@ log=${OUT:-/tmp}/gpu-run-$what${LIB:+-$LIB}${TECAJ_EMULATE:+-$TECAJ_EMULATE}.log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
-export NCCL_NVLS_ENABLE=0 # (-gpus: NVLink multicast off, always: a shared host may not allow it)
+export NCCL_NVLS_ENABLE=0 # (-gpus: NVLink multicast off, always: on a shared host it can take GPUs out of service)
 if [[ -z ${TECAJ_NPPIF:-} ]]; then # NPP (konvolucija npp) from the toolkit or a wheel, where there is one
   TECAJ_NPPIF=$(find /usr/local/cuda*/ /usr/lib /opt -name 'libnppif.so.1[0-9]*' 2>/dev/null | head -1) && [[ -n $TECAJ_NPPIF ]] && export TECAJ_NPPIF
   echo "NPP: ${TECAJ_NPPIF:-not found (konvolucija npp rows are skipped)}"
