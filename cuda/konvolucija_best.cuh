@@ -6,7 +6,7 @@ namespace {
 
 // best's mask: a kernel argument (from the plan's copy), so it lives in the launch's constant bank
 // as c_mask lives in its own (a product takes it as an operand, a broadcast to the warp), without
-// a copy before the kernel (a few microseconds of each run on the H100). N: the taps of the
+// a copy before the kernel (which would be part of every run's time). N: the taps of the
 // compiled-in size, or all that the general path allows.
 template <int N>
 struct Taps {

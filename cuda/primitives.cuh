@@ -51,8 +51,8 @@ struct Sum {
 // of equal values -0.0 is the smaller zero. Selects, no branches: a chain of ifs compiled to
 // branches that diverge in a warp's reduction steps, each step a reconvergence.
 // On sm_80+ a float32 pair is one instruction: PTX min.NaN / max.NaN keep the same rules (a NaN
-// operand gives a NaN, the canonical one; -0.0 is the smaller zero), where the selects were about
-// eight instructions an element, and min and max were the slowest 10^6 reductions.
+// operand gives a NaN, the canonical one; -0.0 is the smaller zero), where the selects are
+// about eight instructions an element (BENCHMARKS: redukcija best).
 template <bool Less, typename T>
 __host__ __device__ __forceinline__ T extreme(T a, T b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -164,7 +164,7 @@ __device__ __forceinline__ KeyValue<V> shfl_xor(KeyValue<V> v, int offset) {
 // float32 bits as an unsigned word in the numbers' order (-Inf ... -0.0, +0.0 ... +Inf; a NaN
 // by its sign bit, below -Inf or above +Inf), and back: the arg operators' keys (arg_key,
 // arg_unpack). urejanje's to_ordered/from_ordered write the same two lines out: calling these
-// instead rescheduled its block sort and cost best 4.7% at 2^14 keys (BENCHMARKS).
+// instead rescheduled its block sort and made best slower (BENCHMARKS: urejanje best).
 __host__ __device__ __forceinline__ uint32_t float_order(uint32_t bits) {
     return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }

@@ -67,8 +67,8 @@ inline size_t best_scratch(int blocks) { return kBestHeader + align256(size_t(32
 constexpr int kBestVectors = 4;  // 16-byte loads a thread, in flight at once
 // best's blocks: 512 threads where one block an SM covers n with one round of loads (the latency
 // sizes: half the partials for the last block, half the blocks to start), else 256; and 256 where
-// one block of 256 covers n in one round (fewer warps to combine: 4096 floats took 3.9 us at 512
-// and 3.75 at 256, CUB's single tile 3.73, on the H100). -threads picks one of the two.
+// one block of 256 covers n in one round (fewer warps to combine; BENCHMARKS: redukcija best).
+// -threads picks one of the two.
 constexpr int kBestThreads = 256, kBestMaxThreads = 512;
 template <typename T>
 int best_threads(const tc_device &dev, int64_t n, int asked) {

@@ -13,8 +13,8 @@ namespace {
 // work and the stop event: for at least min_ns (the device's state before a timed run is the same
 // every run), and until the host opens the gate (gate[0], host memory mapped for the device) once
 // it has queued all of it, so that a host that is late (descheduled, or stalled in the driver)
-// cannot stretch the time between the events (a fixed delay of 50 us let any longer stall into
-// the time). After max_ns it stops waiting and says so in gate[1].
+// cannot stretch the time between the events (a fixed delay alone would let any longer stall
+// into the time). After max_ns it stops waiting and says so in gate[1].
 __global__ void gate_kernel(unsigned *gate, unsigned long long min_ns, unsigned long long max_ns) {
     cuda::atomic_ref<unsigned, cuda::thread_scope_system> open(gate[0]);
     unsigned long long start, now;

@@ -36,8 +36,8 @@ constexpr uint32_t kEpochStep = 1u << 2;
 // again; give up after kMaxPolls (about a second: never expected, but a lost word must not hang the
 // device; the result then fails its check). poll_again counts a poll and sleeps, or says to give up.
 // (reduce_best's last block spins without a count: it waits only for blocks that wait for nothing,
-// and any count in its loop made the compiler reorder the read loop above it, which cost razdalja
-// best 4% at 10^6 on the H100; BENCHMARKS.md.)
+// and any count in its loop made the compiler reorder the read loop above it, which slowed
+// razdalja best; BENCHMARKS.md: redukcija best.)
 constexpr uint32_t kMaxPolls = 1u << 24;
 __device__ __forceinline__ bool poll_again(uint32_t &polls) {
     if (++polls > kMaxPolls) return false;

@@ -5,7 +5,7 @@
 #   scripts/check-archs.sh                 # 75 80 86 89 90 100 120, nproc compiles at once
 #   ARCHS="75 80" scripts/check-archs.sh   # CI's check: the oldest target below each feature line
 #                                          # (sm_80: warp reductions; sm_90: bulk copies)
-#   JOBS=16 scripts/check-archs.sh         # parallel compiles (the GPU host has 16 cores)
+#   JOBS=16 scripts/check-archs.sh         # parallel compiles (default: one a core)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 archs=${ARCHS:-75 80 86 89 90 100 120}

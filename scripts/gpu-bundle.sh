@@ -2,24 +2,28 @@
 # Builds everything here, where Go is, and packs it into gpu-bundle/ for a GPU host without Go:
 # the commands, the GoogleTest binary, one `go test -c` binary per Go package, and run.sh, which
 # runs every test (also under compute-sanitizer) and the benchmark tables there.
-#   scripts/gpu-bundle.sh            # then, on the GPU host: bash gpu-bundle/run.sh
-# With the device tool: run command "bash gpu-bundle/run.sh", carry ["gpu-bundle"].
-#   scripts/gpu-bundle.sh DIR        # the bundle into DIR instead (an A/B pair in one device call:
-#       from a worktree of the other commit, `scripts/gpu-bundle.sh /path/to/repo/gpu-bundle-a`,
-#       then carry ["gpu-bundle", "gpu-bundle-a"], about 34 MB each: one full and one MINI fit best, and run both bundles' run.sh)
-#   MINI=1 scripts/gpu-bundle.sh DIR # the commands and the library only (about 14 MB; no tests): the
-#       figures of several commits in one call (run.sh targets, grid, tables, profile). For a commit
-#       whose script is older, copy this one into its worktree first.
+#   scripts/gpu-bundle.sh              # then copy gpu-bundle/ to the GPU host and run it there:
+#   rsync -a gpu-bundle gpuhost:       #   (or scp -r)
+#   ssh gpuhost bash gpu-bundle/run.sh quick
+#   scripts/gpu-bundle.sh DIR          # the bundle into DIR instead (named gpu-bundle*), e.g. another
+#       commit's beside this one: `git worktree add ../a main && ../a/scripts/gpu-bundle.sh
+#       $PWD/gpu-bundle-a`; copy both over and compare them there with
+#       `bash gpu-bundle/run.sh ab LINES gpu-bundle-a`
+#   MINI=1 scripts/gpu-bundle.sh DIR   # the commands and the library only (no tests): enough for
+#       run.sh targets, grid, tables, ab and profile. For a commit whose script is older, copy this
+#       one into its worktree first.
 #
-# The library's device code (CUB's sorts among it) is 10 MB: the commands and the Go test binaries
-# (-tags shared) load one lib/libtecaj.so (the GoogleTest binary links it statically, below), so a
-# new command adds its Go code only (about 4 MB, 1 MB packed), and everything travels packed (the carry holds 64 MiB).
+# The library's device code (CUB's sorts among it) is the bulk of the bundle: the commands and the
+# Go test binaries (-tags shared) load one lib/libtecaj.so (the GoogleTest binary links it
+# statically, below), so a new command adds only its Go code, and the binaries travel packed in
+# bundle.tar.gz, which run.sh unpacks.
 set -euo pipefail
 out=$(realpath -m "${1:-$(dirname "$0")/../gpu-bundle}")
 [[ $(basename "$out") == gpu-bundle* ]] || { echo "gpu-bundle.sh: the bundle's folder must be named gpu-bundle* (got $out)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
-# The GPU host's architecture, named (the H100 and H200: sm_90 machine code, and its PTX), so that
-# an older build folder's cache cannot leave the bundle JIT-compiling another architecture's PTX.
+# The GPU host's architecture, named (default sm_90 machine code and its PTX: the H100 and H200;
+# CUDA_ARCHS="86-real" and so on for another GPU, as scripts/setup.sh takes it), so that an older
+# build folder's cache cannot leave the bundle JIT-compiling another architecture's PTX.
 # LINEINFO=1: line tables for ncu's source view (run.sh profile with NCU_SOURCE=1)
 # PTX_ARCHS="75 80": also the library and the GoogleTest binary built as compute_75 (compute_80)
 #   PTX only, into lib-ptx75/ and tests/kernel_tests-ptx75: `LIB=ptx75 bash run.sh quick` runs every

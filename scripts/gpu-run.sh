@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
-# Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made: every test, the kernels
-# under compute-sanitizer at small sizes, then the benchmark tables. Logs go to $OUT (or /tmp).
-#   bash gpu-bundle/run.sh archs   (scripts/check-archs.sh: every .cu for sm_75 ... sm_120, 16 at once)
-#   LIB=ptx75 bash gpu-bundle/run.sh quick   (on the compute_75 PTX library: see gpu-bundle.sh's PTX_ARCHS)
+# Runs on the GPU host, from the bundle scripts/gpu-bundle.sh made and copied there: every test,
+# the kernels under compute-sanitizer at small sizes, then the benchmark tables. Each mode writes
+# its whole log into the folder for logs, $OUT (/tmp by default), and the terminal gets the counts
+# and the failures.
 #   bash gpu-bundle/run.sh [tests|quick|sanitizers|tables [PROGRAM...]|all|PROGRAM]   (default all; tables also
 #       write each line's -csv into $OUT/tables.tgz, for docs/results and scripts/tables; quick:
 #       the tests without the sanitizers; sanitizers: memcheck and racecheck only; tables PROGRAM...:
-#       those programs' tables only; a program's name: its tests and tables only). On the H100 quick
-#       takes about 3 minutes, sanitizers 7-8, every table about 8: with the device tool's 10-minute
-#       limit a call, run them as separate calls (tables in two halves). The device tool brings back
-#       at most 8 files a call: keep each call's logs to a few.
+#       those programs' tables only; a program's name: its tests and tables only). On an H100 quick
+#       takes minutes, sanitizers and all the tables several times that (docs/gpu-host.md).
+#   bash gpu-bundle/run.sh archs   (scripts/check-archs.sh: every .cu for sm_75 ... sm_120, JOBS (nproc) at once)
+#   LIB=ptx75 bash gpu-bundle/run.sh quick   (on the compute_75 PTX library: see gpu-bundle.sh's PTX_ARCHS)
 #   SANITIZE_ONLY='Redukcija.*' bash gpu-bundle/run.sh sanitizers   (memcheck and racecheck of some suites)
-#   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside cub: the issues'
-#       target rows, about a third of the tables' time)
+#   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside its library,
+#       about a third of the tables' time)
 #   GRID="512x0 256x528" bash gpu-bundle/run.sh grid razdalja -n 1000000 -variant best
 #       (one line at several THREADSxBLOCKS, blocks 0 the variant's own; each line's kernel rows)
 #   bash gpu-bundle/run.sh ab LINES gpu-bundle-b ...  (each line of the file LINES, "[VAR=VALUE...] PROGRAM
 #       ARGS", run by this bundle and each other one in turn, AB_ROUNDS rounds (2): two commits' kernel
-#       rows in one call, e.g. a MINI=1 bundle of a branch beside main's; an experiment's switches in
-#       the environment, one line a setting. LINES "targets": every benchmark line, best beside its
-#       library, about 10 minutes for two bundles: split it with a file of some of them.
-#       scripts/ab-table.py LOG turns the log into a table of medians)
+#       rows side by side on one GPU, e.g. a MINI=1 bundle of a branch beside main's; an experiment's
+#       switches in the environment, one line a setting. LINES "targets": every benchmark line, best
+#       beside its library. scripts/ab-table.py LOG turns the log into a table of medians)
 #   bash gpu-bundle/run.sh large   (best and the library at n = 2^31 + 5: razdalja, redukcija sum and argmin, prefiks, razlika)
 #   bash gpu-bundle/run.sh pictures   (README's four pictures: each sweep's .svg and .csv, packed into $OUT/images.tgz)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...      (ncu of one run: per-kernel time, DRAM and issue figures;
-#       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh (43 MB), NCU_SOURCE=1 and NCU_ARGS="-k
-#       regex:NAME -c 1" add the SASS lines where the warps stall most, profile-source.txt)
+#       with a bundle from LINEINFO=1 scripts/gpu-bundle.sh, NCU_SOURCE=1 and NCU_ARGS="-k
+#       regex:NAME -c 1" add the SASS lines where the warps stall most, $OUT/profile-source.txt)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only or small bundle
@@ -34,14 +33,14 @@ if [[ -f $here/bundle.tar.gz ]]; then # unpack the binaries beside a read-only o
   here=$unpacked
 fi
 what=${1:-all}
-# one log a mode, and for ab one a lines file: a call that runs quick and then the sanitizers, or two
-# ab files, keeps every log
+# one log a mode, and for ab one a lines file: running quick and then the sanitizers, or two ab
+# files, keeps every log
 log=${OUT:-/tmp}/gpu-run-$what${LIB:+-$LIB}${TECAJ_EMULATE:+-$TECAJ_EMULATE}.log
 [[ $what == ab && -n ${2:-} ]] && log=${OUT:-/tmp}/gpu-run-ab-$(basename "$2" .lines).log
 mkdir -p "$(dirname "$log")"
 : >"$log"
 export TECAJ_BIN=$here/bin
-export NCCL_NVLS_ENABLE=0 # (-gpus: NVLink multicast off, always, on these shared hosts)
+export NCCL_NVLS_ENABLE=0 # (-gpus: NVLink multicast off, always: on a shared host it can take GPUs out of service)
 if [[ -z ${TECAJ_NPPIF:-} ]]; then # NPP (konvolucija npp) from the toolkit or a wheel, where there is one
   TECAJ_NPPIF=$(find /usr/local/cuda*/ /usr/lib /opt -name 'libnppif.so.1[0-9]*' 2>/dev/null | head -1) && [[ -n $TECAJ_NPPIF ]] && export TECAJ_NPPIF
   echo "NPP: ${TECAJ_NPPIF:-not found (konvolucija npp rows are skipped)}"
@@ -72,8 +71,8 @@ if [[ $what == profile ]]; then # ncu over one verified run of the named program
   shift
   prog=$1; shift
   # NCU_ARGS: more ncu options, e.g. NCU_ARGS="--kernel-name regex:conv_best -c 2". The clocks stay
-  # as the card has them (--clock-control none: the device notes ask that its settings be left
-  # alone; ncu's default locks them to base, 1.58 GHz on the H100, during the profile).
+  # as the card has them (--clock-control none: a profile leaves the card's settings alone, as the
+  # tables' runs do; ncu's default locks them to base, 1.58 GHz on the H100, during the profile).
   # NCU_SOURCE=1 (with a LINEINFO=1 bundle and NCU_ARGS naming one kernel, -c 1): the SASS lines
   # where the warps stalled most, from the report's source page, into profile-source.txt as well.
   rep=${OUT:-/tmp}/profile
@@ -124,7 +123,7 @@ one() {
   cat "$log.one" >>"$log"; rm -f "$log.one"
   return $code
 }
-if [[ $what == grid ]]; then # one line at several grids (a grid sweep: what this session's device call wrote by hand)
+if [[ $what == grid ]]; then # one line at several grids (a grid sweep)
   shift
   prog=$1; shift
   for g in ${GRID:-512x0 256x0 256x264 256x528 256x1056 512x132 512x264}; do
@@ -175,7 +174,7 @@ if [[ $what == pictures ]]; then # README's four pictures, each with its table a
   pic redukcija-sweep redukcija -n 2^10..2^28 -variant best,r6,cub
   pic prefiks-sweep prefiks -n 2^10..2^28 -variant best,cub,grid
   pic konvolucija-sweep konvolucija -n 2^16..2^26 -variant g,c,t,best${PICTURES_NPP:+,npp}
-  tar -C "$img/.." -czf "$img.tgz" images && rm -rf "$img" # one file back (the device tool brings back 8)
+  tar -C "$img/.." -czf "$img.tgz" images && rm -rf "$img" # one file to copy back
   if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
   exit 0
 fi
