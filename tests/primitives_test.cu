@@ -155,8 +155,8 @@ const std::vector<float> kSpecialFloats = {NAN, std::nanf("7"), -INFINITY, INFIN
                                            1.0f, -1.0f, 3.5f, FLT_MAX, -FLT_MAX};
 
 // Min, Max and the arg operators' order are selects (no branches): over every pair of
-// kSpecialFloats each returns the bits the rules give, written out here as the chain of cases they
-// were until the ninth session.
+// kSpecialFloats each returns the bits the rules give, written out here as a chain of cases (an
+// independent statement of the rules).
 TEST(Primitives, OperatorsAsSelectsKeepTheRules) {
     const std::vector<float> &v = kSpecialFloats;
     const auto min_rule = [](float a, float b) {
