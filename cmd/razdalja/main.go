@@ -4,6 +4,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -152,59 +153,24 @@ func (s *session) RunHost(string) (report.Row, error) {
 // run for a given number of GPUs.
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Razdalja.Variant("best")
-	slices := multi.Split(s.o.N, m.Ranks)
-	type part struct {
-		a, b, out, gathered, scratch *gpu.Buffer
-		plan                         *gpu.RazdaljaPlan
-		host                         []float32
-	}
-	parts := make([]part, len(m.Local))
-	index := func(r *cli.Rank) *part { return &parts[r.Local] }
-	defer m.Do(func(r *cli.Rank) error {
-		p := index(r)
-		gpu.FreeEach(p.a, p.b, p.out, p.gathered, p.scratch)
-		return nil
-	})
-	err := m.Do(func(r *cli.Rank) (err error) {
-		p, sl := index(r), slices[r.Rank]
-		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.gathered}, 8, 8*int64(m.Ranks)); err != nil {
-			return err
+	gathered, slices, times, d2h, err := m.ReduceSlices(s.o.N, 8, 0, func(r *cli.Rank, sl multi.Slice) (run cli.SliceRun, err error) {
+		var a, b, scratch *gpu.Buffer // (an empty slice's result stays +0)
+		run.Free = func() { gpu.FreeEach(a, b, scratch) }
+		plan, err := r.Dev.PlanRazdalja(gpu.Request{Variant: best, N: sl.Len()})
+		if err != nil {
+			return run, err
 		}
-		if err = p.out.Fill(0); err != nil || sl.Len() == 0 { // an empty slice adds +0
-			return err
+		if plan.Output != gpu.RazdaljaScalar64 {
+			return run, fmt.Errorf("best writes a float64 sum to combine; its plan says %v", plan.Output)
 		}
-		if p.plan, err = r.Dev.PlanRazdalja(gpu.Request{Variant: best, N: sl.Len()}); err != nil {
-			return err
+		if scratch, err = plan.AllocScratch(); err != nil {
+			return run, err
 		}
-		if p.plan.Output != gpu.RazdaljaScalar64 {
-			return fmt.Errorf("best writes a float64 sum to combine; its plan says %v", p.plan.Output)
+		if err = gpu.AllocEach([]**gpu.Buffer{&a, &b}, 4*sl.Len(), 4*sl.Len()); err != nil {
+			return run, err
 		}
-		if p.scratch, err = p.plan.AllocScratch(); err != nil {
-			return err
-		}
-		if err = gpu.AllocEach([]**gpu.Buffer{&p.a, &p.b}, 4*sl.Len(), 4*sl.Len()); err != nil {
-			return err
-		}
-		return cli.FirstError(p.a.Upload(s.in.A.Floats[sl.Lo:sl.Hi]), p.b.Upload(s.in.B.Floats[sl.Lo:sl.Hi]))
-	})
-	if err != nil {
-		return report.Row{}, err
-	}
-	kernel := func(r *cli.Rank) error {
-		if p := index(r); p.plan != nil {
-			return gpu.RunRazdalja(p.plan, p.a, p.b, p.out, p.scratch)
-		}
-		return nil
-	}
-	combine := func(r *cli.Rank) error { p := index(r); return r.Comm.AllGather(p.out, p.gathered, 8) }
-	times, err := m.Time(kernel, combine, nil)
-	if err != nil {
-		return report.Row{}, err
-	}
-	d2h, err := m.OnFirst(func(r *cli.Rank) error {
-		p := index(r)
-		p.host = make([]float32, 2*m.Ranks)
-		return p.gathered.Download(p.host)
+		run.Run = func(out *gpu.Buffer) error { return gpu.RunRazdalja(plan, a, b, out, scratch) }
+		return run, cli.FirstError(a.Upload(s.in.A.Floats[sl.Lo:sl.Hi]), b.Upload(s.in.B.Floats[sl.Lo:sl.Hi]))
 	})
 	if err != nil {
 		return report.Row{}, err
@@ -216,7 +182,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	}
 	sum := 0.0
 	for i := 0; i < m.Ranks; i++ { // one left fold in GPU order
-		sum += gpu.FinishRazdalja(deepest, parts[0].host[2*i:2*i+2])
+		sum += gpu.FinishRazdalja(deepest, words(gathered[8*i:8*i+8]))
 	}
 	distance := math.Sqrt(sum)
 	var row report.Row
@@ -227,4 +193,13 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	row.Pass = verify.Within(distance, s.distance, float64(row.Tolerance))
 	row.Bytes, row.Items = report.Num(8*float64(s.o.N)), s.o.N
 	return m.Row(row, times, d2h), nil
+}
+
+// words is a result's bytes as the float32 words FinishRazdalja reads.
+func words(b []byte) []float32 {
+	w := make([]float32, len(b)/4)
+	for i := range w {
+		w[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return w
 }

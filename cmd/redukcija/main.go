@@ -273,84 +273,47 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	slices := multi.Split(s.o.N, m.Ranks)
-	type part struct {
-		a, b, out, gathered, scratch *gpu.Buffer
-		plan                         *gpu.RedukcijaPlan
-		host                         []byte
-	}
-	parts := make([]part, len(m.Local))
-	index := func(r *cli.Rank) *part { return &parts[r.Local] }
-	defer m.Do(func(r *cli.Rank) error {
-		p := index(r)
-		gpu.FreeEach(p.a, p.b, p.out, p.gathered, p.scratch)
-		return nil
-	})
-	err = m.Do(func(r *cli.Rank) (err error) {
-		p, sl := index(r), slices[r.Rank]
-		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.gathered}, gpu.ReductionOutBytes, int64(m.Ranks)*gpu.ReductionOutBytes); err != nil {
-			return err
-		}
-		if err = p.out.Fill(cli.Poisons[0]); err != nil {
-			return err
-		}
-		if sl.Len() == 0 { // nothing to reduce: its result is left out of the combine
-			return nil
+	const size = gpu.ReductionOutBytes
+	gathered, slices, times, d2h, err := m.ReduceSlices(s.o.N, size, cli.Poisons[0], func(r *cli.Rank, sl multi.Slice) (run cli.SliceRun, err error) {
+		var a, b, scratch *gpu.Buffer
+		run.Free = func() {
+			if b == a {
+				b = nil
+			}
+			gpu.FreeEach(a, b, scratch)
 		}
 		req := gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
-		if p.plan, err = r.Dev.PlanRedukcija(req); err != nil {
-			return err
+		plan, err := r.Dev.PlanRedukcija(req)
+		if err != nil {
+			return run, err
 		}
-		if p.scratch, err = p.plan.AllocScratch(); err != nil {
-			return err
+		if scratch, err = plan.AllocScratch(); err != nil {
+			return run, err
 		}
 		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typV)
-		if p.a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
-			return err
+		if a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+			return run, err
 		}
-		p.b = p.a
+		b = a
 		if s.opt.opV == vocab.Dot {
-			if p.b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
-				return err
+			if b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+				return run, err
 			}
-			if err = p.b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typV)); err != nil {
-				return err
+			if err = b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typV)); err != nil {
+				return run, err
 			}
 		}
-		return p.a.UploadBytes(ra)
+		run.Run = func(out *gpu.Buffer) error { return gpu.RunRedukcija(plan, a, b, out, scratch) }
+		return run, a.UploadBytes(ra)
 	})
 	if err != nil {
 		return report.Row{}, err
 	}
-	kernel := func(r *cli.Rank) error {
-		p := index(r)
-		if p.plan == nil {
-			return nil
-		}
-		return gpu.RunRedukcija(p.plan, p.a, p.b, p.out, p.scratch)
-	}
-	combine := func(r *cli.Rank) error {
-		p := index(r)
-		return r.Comm.AllGather(p.out, p.gathered, gpu.ReductionOutBytes)
-	}
-	times, err := m.Time(kernel, combine, nil)
-	if err != nil {
-		return report.Row{}, err
-	}
-	// every rank copies the results back and folds them; rank 0's (the first local one's) is checked
-	d2h, err := m.OnFirst(func(r *cli.Rank) error {
-		p := index(r)
-		p.host = make([]byte, m.Ranks*gpu.ReductionOutBytes)
-		return p.gathered.DownloadBytes(p.host)
-	})
-	if err != nil {
-		return report.Row{}, err
-	}
-	var results []byte
+	var results []byte // the slices that have elements (an empty one's result is left out)
 	var first []int64
 	for i, sl := range slices {
 		if sl.Len() > 0 {
-			results = append(results, parts[0].host[i*gpu.ReductionOutBytes:(i+1)*gpu.ReductionOutBytes]...)
+			results = append(results, gathered[i*size:(i+1)*size]...)
 			first = append(first, sl.Lo)
 		}
 	}

@@ -392,3 +392,62 @@ func max(a, b int) int {
 	}
 	return b
 }
+
+// SliceRun is one rank's part of a reduction over several GPUs: run writes the slice's result
+// (its OutBytes) to out; free releases what prepare made. A rank with an empty slice has none.
+type SliceRun struct {
+	Run  func(out *gpu.Buffer) error
+	Free func()
+}
+
+// ReduceSlices runs a reduction over the GPUs of m, each its contiguous slice of n: prepare makes
+// each non-empty slice's run (its inputs uploaded, its plan), each writes outBytes (an empty slice's
+// stay fill), the results are all-gathered through NCCL in GPU order and timed, and the first
+// local rank's copy comes back: every GPU's result, in GPU order, for the caller's fold.
+func (m *Multi) ReduceSlices(n, outBytes int64, fill byte, prepare func(r *Rank, sl multi.Slice) (SliceRun, error)) (
+	gathered []byte, slices []multi.Slice, times []Times, d2hMs float64, err error) {
+	slices = multi.Split(n, m.Ranks)
+	type part struct {
+		out, all *gpu.Buffer
+		run      SliceRun
+	}
+	parts := make([]part, len(m.Local))
+	defer m.Do(func(r *Rank) error {
+		p := &parts[r.Local]
+		if p.run.Free != nil {
+			p.run.Free()
+		}
+		gpu.FreeEach(p.out, p.all)
+		return nil
+	})
+	err = m.Do(func(r *Rank) (err error) {
+		p, sl := &parts[r.Local], slices[r.Rank]
+		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.all}, outBytes, int64(m.Ranks)*outBytes); err != nil {
+			return err
+		}
+		if err = p.out.Fill(fill); err != nil || sl.Len() == 0 {
+			return err
+		}
+		p.run, err = prepare(r, sl)
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	kernel := func(r *Rank) error {
+		if p := &parts[r.Local]; p.run.Run != nil {
+			return p.run.Run(p.out)
+		}
+		return nil
+	}
+	combine := func(r *Rank) error { p := &parts[r.Local]; return r.Comm.AllGather(p.out, p.all, outBytes) }
+	if times, err = m.Time(kernel, combine, nil); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	hosts := make([][]byte, len(m.Local)) // (every rank copies its gathered results back, as a fold on each would)
+	d2hMs, err = m.OnFirst(func(r *Rank) error {
+		hosts[r.Local] = make([]byte, int64(m.Ranks)*outBytes)
+		return parts[r.Local].all.DownloadBytes(hosts[r.Local])
+	})
+	return hosts[0], slices, times, d2hMs, err
+}
