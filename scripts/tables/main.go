@@ -48,7 +48,7 @@ func main() {
 	}
 }
 
-var block = regexp.MustCompile(`(?s)(<!-- tables: (\S+) -->\n).*?(<!-- end tables -->)`)
+var block = regexp.MustCompile(`(?s)(<!-- (tables|best): (\S+) -->\n).*?(<!-- end tables -->)`)
 
 // updateFile renders every tables block of path again.
 func updateFile(path string) error {
@@ -59,12 +59,16 @@ func updateFile(path string) error {
 	var failed error
 	out := block.ReplaceAllStringFunc(string(text), func(m string) string {
 		parts := block.FindStringSubmatch(m)
-		md, err := renderPattern(filepath.Join(filepath.Dir(path), parts[2]))
+		render := renderPattern
+		if parts[2] == "best" {
+			render = renderBest
+		}
+		md, err := render(filepath.Join(filepath.Dir(path), parts[3]))
 		if err != nil {
 			failed = err
 			return m
 		}
-		return parts[1] + md + parts[3]
+		return parts[1] + md + parts[4]
 	})
 	if failed != nil {
 		return failed
@@ -77,13 +81,93 @@ func renderPattern(pattern string) (string, error) {
 	if !strings.ContainsAny(pattern, "*?[") {
 		return render(pattern)
 	}
+	reports, err := readPattern(pattern)
+	if err != nil {
+		return "", err
+	}
+	return lines(reports, filepath.Base(pattern)), nil
+}
+
+// renderBest (a `<!-- best: PATTERN -->` block): best beside its library in each run the files
+// hold, or beside the copy where the run has no library row; kernel us, a row a run.
+func renderBest(pattern string) (string, error) {
+	reports, err := readPattern(pattern)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	first, last := reports[0], reports[0] // the runs' earliest and latest (RFC 3339 dates sort as text)
+	for _, r := range reports {
+		if r.Date < first.Date {
+			first = r
+		}
+		if r.Date > last.Date {
+			last = r
+		}
+	}
+	prov := provenance(first)
+	if first.Commit == last.Commit && first.Date != last.Date {
+		prov += " to " + last.Date
+	} else if p := provenance(last); p != prov {
+		prov += " to" + strings.TrimPrefix(p, ",")
+	}
+	fmt.Fprintf(&b, "\n%s%s (`%s`); kernel us, each row's figures from one run\n\n", first.Device, prov, filepath.Base(pattern))
+	b.WriteString("| program | run | best | library, same run | best's lead | best, % of the copy |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range reports {
+		var best, lib *report.Row
+		for i := range r.Rows {
+			row := &r.Rows[i]
+			if row.Refused != "" || !(row.KernelMs > 0) {
+				continue
+			}
+			switch row.Variant {
+			case "best":
+				best = row
+			case "cub", "npp":
+				lib = row
+			}
+		}
+		if best == nil {
+			continue
+		}
+		library, lead := "none (the copy is the bar)", "-"
+		if lib != nil {
+			library = lib.Variant + " " + micro(float64(lib.KernelMs)*1000)
+			if strings.Contains(lib.Note, "without the timing gate") {
+				library += " (ungated)"
+			}
+			lead = fmt.Sprintf("%.2fx", float64(lib.KernelMs)/float64(best.KernelMs))
+		}
+		pct := "-"
+		if r.CopyGBps > 0 && best.Bytes > 0 {
+			pct = fmt.Sprintf("%.1f%%", 100*report.GBps(float64(best.Bytes), float64(best.KernelMs))/float64(r.CopyGBps))
+		}
+		label := power(r.N)
+		if r.Params != "" {
+			label = "`" + r.Params + "` " + label
+		}
+		cell := micro(float64(best.KernelMs) * 1000)
+		if !best.Pass {
+			cell += " wrong"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Program, label, cell, library, lead, pct)
+	}
+	return b.String(), nil
+}
+
+// readPattern reads the files a pattern matches, each program's in its benchmark lines' order.
+func readPattern(pattern string) ([]*report.Report, error) {
 	paths, err := filepath.Glob(pattern)
 	if err != nil || len(paths) == 0 {
-		return "", fmt.Errorf("%s: no file matches", pattern)
+		return nil, fmt.Errorf("%s: no file matches", pattern)
 	}
 	// P-1.csv, P-2.csv, ..., P-10.csv: the order of the program's benchmark lines
-	sort.SliceStable(paths, func(i, j int) bool {
+	sort.SliceStable(paths, func(i, j int) bool { // (by program, then line: P-2 before P-10)
 		a, b := filepath.Base(paths[i]), filepath.Base(paths[j])
+		pa, pb := strings.TrimRight(strings.TrimSuffix(a, ".csv"), "0123456789"), strings.TrimRight(strings.TrimSuffix(b, ".csv"), "0123456789")
+		if pa != pb {
+			return pa < pb
+		}
 		if len(a) != len(b) {
 			return len(a) < len(b)
 		}
@@ -93,16 +177,16 @@ func renderPattern(pattern string) (string, error) {
 	for _, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		rs, err := report.ReadCSV(f)
 		f.Close()
 		if err != nil {
-			return "", fmt.Errorf("%s: %v", path, err)
+			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		reports = append(reports, rs...)
 	}
-	return lines(reports, filepath.Base(pattern)), nil
+	return reports, nil
 }
 
 // lines: one table of kernel us, a row a run (its parameters and n) and a column a variant that

@@ -137,3 +137,38 @@ func TestRenderPattern(t *testing.T) {
 		t.Error("a pattern that matches nothing: no error")
 	}
 }
+
+// A best block: a row a run, best beside its library (the lead its time over best's) or beside the
+// copy where the run has none; programs in order, each program's lines in theirs; the runs'
+// earliest and latest dates whatever the files' order.
+func TestRenderBest(t *testing.T) {
+	dir := t.TempDir()
+	line := func(file, program string, n int64, date string, rows ...report.Row) {
+		r := run(program, n, rows...)
+		r.Date = date
+		writeRun(t, filepath.Join(dir, file), []*report.Report{r})
+	}
+	line("redukcija-10.csv", "redukcija", 1000000, "2026-11-25T22:03:00Z",
+		report.Row{Variant: "best", KernelMs: 0.005, TotalMs: 0.005, Bytes: 4e6, Pass: true},
+		report.Row{Variant: "cub", KernelMs: 0.007, TotalMs: 0.007, Bytes: 4e6, Pass: true})
+	line("redukcija-2.csv", "redukcija", 1<<28, "2026-11-25T22:01:00Z",
+		report.Row{Variant: "best", KernelMs: 0.5, TotalMs: 0.5, Bytes: 1e9, Pass: true},
+		report.Row{Variant: "cub", KernelMs: 0.25, TotalMs: 0.25, Bytes: 1e9, Pass: true})
+	line("razlika-1.csv", "razlika", 1<<28, "2026-11-25T22:02:00Z",
+		report.Row{Variant: "best", KernelMs: 1, TotalMs: 1, Bytes: 1.5e9, Pass: true})
+	md, err := renderBest(filepath.Join(dir, "*.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"commit 0123456, 2026-11-25T22:01:00Z to 2026-11-25T22:03:00Z",
+		"| razlika | `-op sum` 2^28 | 1000.0 | none (the copy is the bar) | - | 75.0% |",
+		"| redukcija | `-op sum` 2^28 | 500 | cub 250 | 0.50x | 100.0% |",
+		"| redukcija | `-op sum` 10^6 | 5 | cub 7 | 1.40x | 40.0% |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+	if strings.Index(md, "| razlika") > strings.Index(md, "| redukcija") || strings.Index(md, "2^28 | 500") > strings.Index(md, "10^6 | 5 ") {
+		t.Errorf("rows out of order:\n%s", md)
+	}
+}
