@@ -3,7 +3,8 @@
 // (`run.sh tables` writes one a benchmark line), one table of kernel us, a row a line and a column
 // a variant. With -update, it rewrites each block of a markdown file that starts
 // `<!-- tables: FILE.csv -->` (or a pattern) and ends `<!-- end tables -->` with those tables
-// (FILE relative to the markdown file's folder), leaving the rest as it is.
+// (FILE relative to the markdown file's folder), leaving the rest as it is; a block that starts
+// `<!-- best: PATTERN -->` gets best beside its library in each run (README's table).
 //
 //	go run ./scripts/tables docs/results/redukcija-staircase.csv
 //	go run ./scripts/tables 'docs/results/tables/redukcija-*.csv'
