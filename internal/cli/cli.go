@@ -4,7 +4,8 @@
 //
 // By concern: cli.go (the run loop: sizes, devices, plans, rows, the report's outputs), flags.go,
 // info.go (-list, -info), memory.go, progress.go, version.go, count.go (-n), stop.go (when to stop
-// timing), inputs.go (data files, timing and poisoned runs, -o), counters.go, multi.go.
+// timing), timing.go, poison.go (the checked runs), inputs.go (data files), outputs.go (-o),
+// counters.go, multi.go.
 package cli
 
 import (
