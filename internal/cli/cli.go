@@ -210,14 +210,16 @@ func (c Command) run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// checkSweep checks every size of -n before any runs: the command's own check and the host
-// memory each needs, against what is available now (a sweep frees each size before the next).
+// checkSweep checks every size of -n before any runs, as far as the host knows: the command's own
+// check, the host memory each needs against what is available now (a sweep frees each size
+// before the next), and the named host variants' domains.
 func (c Command) checkSweep(o *Options) error {
 	if len(o.Sizes) < 2 {
 		return nil
 	}
 	avail := hostAvailable()
 	device := c.wantsDevice(*o)
+	defer func() { o.N = o.Sizes[0] }()
 	for _, n := range o.Sizes {
 		o.N = n
 		if err := c.Check(o); err != nil {
@@ -228,14 +230,24 @@ func (c Command) checkSweep(o *Options) error {
 				return usagef("%s (this machine has %.1f GB available); nothing was run", msg, avail/1e9)
 			}
 		}
+		for _, h := range c.HostVariants {
+			if o.Variant != "all" && o.picks(h.Name) {
+				if err := c.hostOutside(h, *o); err != nil {
+					return usagef("%v; nothing was run", err)
+				}
+			}
+		}
 	}
-	o.N = o.Sizes[0]
 	return nil
 }
 
-// checkSweepDomains plans every named variant at every later size of a sweep (the command's
-// check first, for what it derives from n), then checks o's own size again.
-func (c Command) checkSweepDomains(o Options, dev *gpu.Device, chosen []gpu.Variant, hosts []HostVariant) error {
+// checkLaterSizes checks, at a sweep's first size, what every later size needs of the device (dev,
+// or without a GPU the no-GPU profile): its memory, and each named variant's domain (the command's
+// check first, for what it derives from n); then o's own size is checked again.
+func (c Command) checkLaterSizes(o Options, dev *gpu.Device, chosen []gpu.Variant) error {
+	if len(o.Sizes) < 2 || o.N != o.Sizes[0] {
+		return nil
+	}
 	defer c.Check(&o)
 	for _, n := range o.Sizes[1:] {
 		at := o
@@ -243,22 +255,32 @@ func (c Command) checkSweepDomains(o Options, dev *gpu.Device, chosen []gpu.Vari
 		if err := c.Check(&at); err != nil {
 			return err
 		}
-		for _, h := range hosts {
-			if why := h.outside(n); why != "" {
-				return usagef("-variant %s does not cover -n %d%s: its domain is %s; nothing was run", h.Name, n,
-					strings.TrimRight(" "+c.params(), " "), why)
-			}
+		if err := c.deviceFits(at, dev); err != nil {
+			return err
+		}
+		if o.Variant == "all" {
+			continue
 		}
 		for _, v := range chosen {
 			if v.OwnGrid && o.Blocks != 0 {
 				continue
 			}
 			if _, err := c.Plan(dev, gpu.Request{Variant: v, N: n, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
-				var b strings.Builder
-				c.refuseDomain(&b, v, at, err)
-				return usageError{strings.TrimSuffix(strings.TrimPrefix(b.String(), c.name()+": "), "\n") + "; nothing was run"}
+				return usagef("%v; nothing was run", c.domainError(v, at, err))
 			}
 		}
+	}
+	return nil
+}
+
+// deviceFits says, where there is a device, whether a run of o.N fits its free memory beside the
+// copy ceiling's two buffers.
+func (c Command) deviceFits(o Options, dev *gpu.Device) error {
+	if dev == nil {
+		return nil
+	}
+	if msg := memoryAdvice(o.N, c.DeviceBytes, float64(dev.FreeBytes), float64(2*ceilingBytes), "device"); msg != "" {
+		return usagef("%s (%s has %.1f GB free)", msg, dev.Name, float64(dev.FreeBytes)/1e9)
 	}
 	return nil
 }
@@ -348,9 +370,8 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	for _, h := range c.HostVariants {
 		if o.picks(h.Name) {
 			hosts = append(hosts, h)
-			if why := h.outside(o.N); why != "" && o.Variant != "all" {
-				fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d%s: its domain is %s\n", c.name(), h.Name, o.N,
-					strings.TrimRight(" "+c.params(), " "), why)
+			if err := c.hostOutside(h, o); err != nil && o.Variant != "all" {
+				fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
 				return nil, ExitUsage
 			}
 		}
@@ -384,15 +405,13 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 						continue
 					}
 					if _, err := c.Plan(nil, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks}); errors.Is(err, gpu.ErrOutsideDomain) {
-						c.refuseDomain(stderr, v, o, err)
+						fmt.Fprintf(stderr, "%s: %v\n", c.name(), c.domainError(v, o, err))
 						return nil, ExitUsage
 					}
 				}
-				if len(o.Sizes) > 1 && o.Variant != "all" {
-					if err := c.checkSweepDomains(o, nil, chosen, hosts); err != nil {
-						fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
-						return nil, ExitUsage
-					}
+				if err := c.checkLaterSizes(o, nil, chosen); err != nil {
+					fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+					return nil, ExitUsage
 				}
 				fmt.Fprintf(stderr, "%s: %s.\n", c.name(), gpu.NoGPUReason(err))
 				if o.Info { // the kernels' names are the library's; their attributes are the GPU's
@@ -412,19 +431,9 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	if o.Info {
 		return nil, c.info(stdout, stderr, device)
 	}
-	if dev != nil { // every size of a sweep, before its first runs
-		for _, n := range o.Sizes {
-			if msg := memoryAdvice(n, c.DeviceBytes, float64(dev.FreeBytes), float64(2*ceilingBytes), "device"); msg != "" {
-				fmt.Fprintf(stderr, "%s: %s (%s has %.1f GB free)\n", c.name(), msg, dev.Name, float64(dev.FreeBytes)/1e9)
-				return nil, ExitUsage
-			}
-		}
-	}
-	if len(o.Sizes) > 1 && o.N == o.Sizes[0] && o.Variant != "all" { // a sweep: every later size's domains, on this device, before any work
-		if err := c.checkSweepDomains(o, dev, chosen, hosts); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
-			return nil, ExitUsage
-		}
+	if err := FirstError(c.deviceFits(o, dev), c.checkLaterSizes(o, dev, chosen)); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
+		return nil, ExitUsage
 	}
 	plans := make([]gpu.Plan, len(chosen))
 	refused := make([]string, len(chosen))
@@ -436,7 +445,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 		plans[i], err = c.Plan(dev, gpu.Request{Variant: v, N: o.N, Threads: o.Threads, Blocks: o.Blocks})
 		switch {
 		case errors.Is(err, gpu.ErrOutsideDomain) && o.Variant != "all":
-			c.refuseDomain(stderr, v, o, err)
+			fmt.Fprintf(stderr, "%s: %v\n", c.name(), c.domainError(v, o, err))
 			return nil, ExitUsage
 		case errors.Is(err, gpu.ErrOutsideDomain):
 			refused[i] = "outside domain: " + v.Domain
@@ -470,15 +479,23 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 	return r, ExitOK
 }
 
-// refuseDomain says, in one line, that a variant does not cover the request, and what does.
-func (c Command) refuseDomain(stderr io.Writer, v gpu.Variant, o Options, err error) {
+// domainError says, in one line, that a variant does not cover the request, and what does.
+func (c Command) domainError(v gpu.Variant, o Options, err error) error {
 	detail := ""
 	var d *gpu.DomainDetail
 	if errors.As(err, &d) {
 		detail = " (" + d.Detail + ")"
 	}
-	fmt.Fprintf(stderr, "%s: -variant %s does not cover -n %d -threads %d -blocks %d%s: its domain is %s%s\n",
-		c.name(), v.Name, o.N, o.Threads, o.Blocks, strings.TrimRight(" "+c.params(), " "), v.Domain, detail)
+	return usagef("-variant %s does not cover -n %d -threads %d -blocks %d%s: its domain is %s%s",
+		v.Name, o.N, o.Threads, o.Blocks, strings.TrimRight(" "+c.params(), " "), v.Domain, detail)
+}
+
+// hostOutside is domainError's for a host variant, nil where it covers o.N.
+func (c Command) hostOutside(h HostVariant, o Options) error {
+	if why := h.outside(o.N); why != "" {
+		return usagef("-variant %s does not cover -n %d%s: its domain is %s", h.Name, o.N, strings.TrimRight(" "+c.params(), " "), why)
+	}
+	return nil
 }
 
 // measure opens the session, measures the copy ceiling and runs every chosen variant.
