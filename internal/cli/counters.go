@@ -192,7 +192,7 @@ func (c Command) addCounters(o Options, r *report.Report, stderr io.Writer) {
 		row := &r.Rows[i]
 		v, _ := c.Program.Variant(row.Variant)
 		stop := showProgress(stderr, c.name()+": measuring the counters of "+v.Name)
-		counters, why, err := profile(ncu, exe, childArgs(o, v.Name), kernelFilter(c.Program, v), childMode(o))
+		counters, why, err := profile(ncu, exe, childArgs(o, v.Name), kernelFilter(v), childMode(o))
 		stop()
 		if errors.Is(err, errNoPermission) {
 			r.CountersNote = permissionNote
@@ -246,19 +246,14 @@ func profile(ncu, exe string, childArgs []string, filter, mode string) (*report.
 	return counters, why, err
 }
 
-// kernelFilter is ncu's -k filter for a variant's kernels (their names without instantiation or
-// namespace); "" for a library's, which lists none (the profiled range holds one run, and the
-// gate is left out by name).
-func kernelFilter(p *gpu.Program, v gpu.Variant) string {
-	ks, err := p.KernelInfos(v)
-	if err != nil || len(ks) == 0 {
+// kernelFilter is ncu's -k filter for a variant's kernels (the variant table's names, without
+// instantiation or namespace); "" for a library's, which lists none (the profiled range holds one
+// run, and the gate is left out by name).
+func kernelFilter(v gpu.Variant) string {
+	if len(v.Kernels) == 0 {
 		return ""
 	}
-	var names []string
-	for _, k := range ks {
-		names = append(names, k.Kernel)
-	}
-	return kernelRegex(names)
+	return kernelRegex(v.Kernels)
 }
 
 // kernelRegex is ncu's filter for kernels named as the variant table names them

@@ -175,6 +175,10 @@ func ParseNcuCSV(out []byte) ([]Launch, error) {
 	return launches, nil
 }
 
+// ncuScale takes ncu's units to bytes and nanoseconds.
+var ncuScale = map[string]float64{"Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+	"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
+
 // ncuValue is a metric's value in base units (bytes, nanoseconds, counts, %); ok false for none
 // ("n/a", empty).
 func ncuValue(text, unit string) (float64, bool) {
@@ -182,9 +186,7 @@ func ncuValue(text, unit string) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	scale := map[string]float64{"Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12, "KB": 1e3, "MB": 1e6, "GB": 1e9,
-		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
-	if s, ok := scale[strings.TrimSpace(unit)]; ok {
+	if s, ok := ncuScale[strings.TrimSpace(unit)]; ok {
 		v *= s
 	}
 	return v, true
