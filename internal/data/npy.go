@@ -318,17 +318,26 @@ func (a *Array) Float64s() ([]float64, error) {
 		return nil, fmt.Errorf("%s: dtype %s, where a number type is needed", a.Path, a.StoredDtype())
 	}
 	v := make([]float64, a.Len())
-	for i := range v {
-		switch t {
-		case vocab.Float32:
-			v[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:])))
-		case vocab.Float64:
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(a.Data[4*i:]) }
+	switch t { // (the type chosen once, not an element: files of 2^31 elements come this way)
+	case vocab.Float32:
+		for i := range v {
+			v[i] = float64(math.Float32frombits(word(i)))
+		}
+	case vocab.Float64:
+		for i := range v {
 			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
-		case vocab.Int32:
-			v[i] = float64(int32(binary.LittleEndian.Uint32(a.Data[4*i:])))
-		case vocab.Uint32:
-			v[i] = float64(binary.LittleEndian.Uint32(a.Data[4*i:]))
-		default:
+		}
+	case vocab.Int32:
+		for i := range v {
+			v[i] = float64(int32(word(i)))
+		}
+	case vocab.Uint32:
+		for i := range v {
+			v[i] = float64(word(i))
+		}
+	default:
+		for i := range v {
 			v[i] = float64(a.Data[i])
 		}
 	}
