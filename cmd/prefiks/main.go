@@ -120,22 +120,14 @@ func (opt *options) check(o *cli.Options) error {
 		return err
 	}
 	if opt.fileA != "" {
-		a, err := data.LoadVector(opt.fileA, vocab.Float32, vocab.Float64, vocab.Int32)
+		in, typ, note, err := data.LoadWords(opt.fileA, "prefiks", vocab.Float32, vocab.Float64, vocab.Int32)
 		if err != nil {
 			return err
-		}
-		typ, _ := a.Type()
-		if typ == vocab.Float64 { // the scan is float32's: rounded, with a note where values change
-			typ = vocab.Float32
 		}
 		if o.Set["type"] && typ != opt.typV {
 			return fmt.Errorf("-type %s does not match %s, which holds %s", opt.typV, opt.fileA, typ)
 		}
-		opt.typV = typ
-		var note string
-		if opt.in, note, err = a.Float32Words("prefiks"); err != nil {
-			return err
-		}
+		opt.typV, opt.in = typ, in
 		if note != "" {
 			fmt.Fprintln(os.Stderr, note)
 		}

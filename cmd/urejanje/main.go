@@ -142,22 +142,14 @@ func (opt *options) check(o *cli.Options) error {
 
 // load reads -keys (and -values) and sets n from their length.
 func (opt *options) load(o *cli.Options) error {
-	a, err := data.LoadVector(opt.keysFile, vocab.Float32, vocab.Float64, vocab.Int32, vocab.Uint32)
+	keys, t, note, err := data.LoadWords(opt.keysFile, "urejanje", vocab.Float32, vocab.Float64, vocab.Int32, vocab.Uint32)
 	if err != nil {
 		return err
-	}
-	t, _ := a.Type()
-	if t == vocab.Float64 { // sorted as float32: rounded, with a note where values change
-		t = vocab.Float32
 	}
 	if o.Set["type"] && t != opt.keyDtype {
 		return fmt.Errorf("-type %s does not match %s, which holds %s keys", opt.keyDtype, opt.keysFile, t)
 	}
-	opt.keyDtype = t
-	var note string
-	if opt.keys, note, err = a.Float32Words("urejanje"); err != nil {
-		return err
-	}
+	opt.keyDtype, opt.keys = t, keys
 	if note != "" {
 		fmt.Fprintln(os.Stderr, note)
 	}

@@ -83,6 +83,21 @@ func LoadVector(path string, accept ...vocab.Dtype) (*Array, error) {
 	return a, a.accept(accept)
 }
 
+// LoadWords reads a 1-D vector of 4-byte elements as LoadVector does (accept: the types taken,
+// float64 among them to be rounded) and returns its words and their type: a float64 file's
+// rounded to float32, with note (RoundingNote's for program) saying where values changed.
+func LoadWords(path, program string, accept ...vocab.Dtype) (words []uint32, t vocab.Dtype, note string, err error) {
+	a, err := LoadVector(path, accept...)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if t, _ = a.Type(); t == vocab.Float64 {
+		t = vocab.Float32
+	}
+	words, note, err = a.Float32Words(program)
+	return words, t, note, err
+}
+
 // LoadArray reads a non-empty .npy array of any shape (callers check its dimensions) of one of
 // the types accept, as LoadVector does.
 func LoadArray(path string, accept ...vocab.Dtype) (*Array, error) {
