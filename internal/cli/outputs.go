@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,8 @@ func (w *Writer) Write(row report.Row, write func(temp func(target string) strin
 	}
 	err := write(temp)
 	failed := w.Path // the target whose temporary file failed (-o's, unless a file beside it)
+	var pe *fs.PathError
+	wrote := errors.As(err, &pe)
 	var renamed []string
 	for i := range temps {
 		if err == nil {
@@ -87,7 +90,7 @@ func (w *Writer) Write(row report.Row, write func(temp func(target string) strin
 			} else {
 				renamed = append(renamed, targets[i])
 			}
-		} else if strings.Contains(err.Error(), temps[i]) {
+		} else if wrote && pe.Path == temps[i] {
 			failed = targets[i]
 		}
 		if err != nil {
