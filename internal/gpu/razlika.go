@@ -59,7 +59,8 @@ func LessonBuffers(pl *RazlikaPlan, a, b []float32, tail func(k int, pad []float
 		buf  *Buffer
 		host []float32
 	}{{da, a}, {db, b}} {
-		padded := append(append(make([]float32, 0, pl.Reach), in.host...), make([]float32, pl.Reach-int64(len(in.host)))...)
+		padded := make([]float32, pl.Reach)
+		copy(padded, in.host)
 		tail(k, padded[len(in.host):])
 		if err = in.buf.Upload(padded); err != nil {
 			FreeEach(da, db, dc)
