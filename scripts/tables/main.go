@@ -97,22 +97,7 @@ func renderBest(pattern string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	first, last := reports[0], reports[0] // the runs' earliest and latest (RFC 3339 dates sort as text)
-	for _, r := range reports {
-		if r.Date < first.Date {
-			first = r
-		}
-		if r.Date > last.Date {
-			last = r
-		}
-	}
-	prov := provenance(first)
-	if first.Commit == last.Commit && first.Date != last.Date {
-		prov += " to " + last.Date
-	} else if p := provenance(last); p != prov {
-		prov += " to" + strings.TrimPrefix(p, ",")
-	}
-	fmt.Fprintf(&b, "\n%s%s (`%s`); kernel us, each row's figures from one run\n\n", first.Device, prov, filepath.Base(pattern))
+	fmt.Fprintf(&b, "\n%s%s (`%s`); kernel us, each row's figures from one run\n\n", reports[0].Device, span(reports), filepath.Base(pattern))
 	b.WriteString("| program | run | best | library, same run | best's lead | best, % of the copy |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range reports {
 		var best, lib *report.Row
@@ -218,15 +203,8 @@ func lines(reports []*report.Report, name string) string {
 	if fmt.Sprintf("%.0f", hi) != copyRange {
 		copyRange += fmt.Sprintf("-%.0f", hi)
 	}
-	first, last := reports[0], reports[len(reports)-1]
-	prov := provenance(first)
-	if first.Commit == last.Commit && first.Date != last.Date {
-		prov += " to " + last.Date
-	} else if p := provenance(last); p != prov {
-		prov += " to" + strings.TrimPrefix(p, ",")
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n`%s`, %s, copy %s GB/s%s (`%s`); kernel us\n\n", reports[0].Program, reports[0].Device, copyRange, prov, name)
+	fmt.Fprintf(&b, "\n`%s`, %s, copy %s GB/s%s (`%s`); kernel us\n\n", reports[0].Program, reports[0].Device, copyRange, span(reports), name)
 	fmt.Fprintf(&b, "| run | %s |\n|%s\n", strings.Join(variants, " | "), strings.Repeat(" --- |", len(variants)+1))
 	for _, r := range reports {
 		cells := make([]string, len(variants))
@@ -297,6 +275,27 @@ func render(path string) (string, error) {
 }
 
 // provenance: the run's commit (short) and date, where the file has them.
+// span is the runs' provenance from the earliest to the latest (RFC 3339 dates sort as text):
+// one commit's runs as its dates, else each end's commit and date.
+func span(reports []*report.Report) string {
+	first, last := reports[0], reports[0]
+	for _, r := range reports {
+		if r.Date < first.Date {
+			first = r
+		}
+		if r.Date > last.Date {
+			last = r
+		}
+	}
+	prov := provenance(first)
+	if first.Commit == last.Commit && first.Date != last.Date {
+		prov += " to " + last.Date
+	} else if p := provenance(last); p != prov {
+		prov += " to" + strings.TrimPrefix(p, ",")
+	}
+	return prov
+}
+
 func provenance(r *report.Report) string {
 	var s string
 	if hash, dirty, _ := strings.Cut(r.Commit, "+"); hash != "" {
