@@ -3,8 +3,8 @@
 # (a release store's MEMBAR.ALL.GPU, an acquire load's CCTL.IVALL, the loads' widths, the
 # instruction count of a loop). cuobjdump and nvdisasm come from PyPI (nvidia-cuda-cuobjdump,
 # nvidia-cuda-nvdisasm) the first time.
-#   scripts/sass.sh cuda/prefiks.cu                 # each kernel: instructions, fences, atomics, shuffles, loads, stores
-#   scripts/sass.sh cuda/prefiks.cu 'scan_best.*Lb0ELb0ELi16' full   # the whole listing of the kernels that match
+#   scripts/sass.sh cuda/prefiks/plan.cu                 # each kernel: instructions, fences, atomics, shuffles, loads, stores
+#   scripts/sass.sh cuda/prefiks/plan.cu 'scan_best.*Lb0ELb0ELi16' full   # the whole listing of the kernels that match
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:?usage: scripts/sass.sh FILE.cu [KERNEL-REGEX [full]]}

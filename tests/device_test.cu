@@ -1,7 +1,7 @@
 // The device a plan is made for: the profiles of TECAJ_EMULATE (host only), tc_device_describe
 // under TECAJ_EMULATE, and the occupancy rules an emulated plan uses (common.cuh's
 // resident_blocks), against the runtime's own query for every kernel the library lists.
-#include "../cuda/common.cuh"
+#include "runtime/common.cuh"
 #include "util.h"
 #include <cstdlib>
 #include <cstring>

@@ -1,11 +1,11 @@
-// cuda/primitives.cuh through small test kernels: warp_reduce (every lane), block_reduce
+// cuda/toolbox/primitives.cuh through small test kernels: warp_reduce (every lane), block_reduce
 // (thread 0), warp_scan (inclusive and exclusive, every thread), for Sum, Min and
 // Max on int32 (exact: small values, no overflow, every order gives the same answer) and float32
 // (against a float64 reference within the tree's bound), at every block size 32..1024; then the
 // operators' NaN and signed-zero rules; 64-bit Min (warp_min_u64); and reduce_best's two forms of
 // argmin/argmax (packed words, 64-bit index pairs), which the C ABI picks by n alone.
-#include "../cuda/primitives.cuh"
-#include "../cuda/reduce_best.cuh"
+#include "toolbox/primitives.cuh"
+#include "toolbox/reduce_best.cuh"
 #include "util.h"
 #include <algorithm>
 #include <cfloat>

@@ -3,7 +3,7 @@
 // the derived bound (tc_redukcija_tolerance), exactly where the result must be exact (integers,
 // min, max, arg, small-integer floats); NaN at the first, middle and last index; all +Inf; all
 // -0.0; ties; magnitudes whose squares overflow or underflow float32; determinism.
-#include "../cuda/common.cuh"
+#include "runtime/common.cuh"
 #include "util.h"
 #include "tecaj/redukcija.h"
 #include <algorithm>

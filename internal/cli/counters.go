@@ -39,7 +39,7 @@ const counterChildEnv = "TECAJ_COUNTERS_CHILD"
 // once a pass); past it the child is killed and the row says so.
 var counterTimeout = 5 * time.Minute
 
-// gateKernel is the timing gate's kernel (cuda/tecaj.cu), never counted.
+// gateKernel is the timing gate's kernel (cuda/runtime/tecaj.cu), never counted.
 const gateKernel = "gate_kernel"
 
 // ncuDirs are the folders searched for ncu after PATH: beside nvcc, $CUDA_HOME/bin, the toolkit's

@@ -11,7 +11,7 @@ import (
 	"unsafe"
 )
 
-// Konvolucija is the convolutions (cuda/konvolucija.cu).
+// Konvolucija is the convolutions (cuda/konvolucija/).
 var Konvolucija = register(C.tc_konvolucija_program())
 
 // KonvolucijaRequest asks for one convolution of a Width x Height image (1-D: Height 1) with a mask of

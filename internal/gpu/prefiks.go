@@ -11,7 +11,7 @@ import (
 	"tecaj/internal/vocab"
 )
 
-// Prefiks is the prefix sums (cuda/prefiks.cu).
+// Prefiks is the prefix sums (cuda/prefiks/).
 var Prefiks = register(C.tc_prefiks_program())
 
 // ScanOps and ScanTypes are the operators and element types the scans take.

@@ -7,7 +7,7 @@ import "C"
 
 import "unsafe"
 
-// Razdalja is dist = sqrt(sum (a-b)^2) (cuda/razdalja.cu).
+// Razdalja is dist = sqrt(sum (a-b)^2) (cuda/razdalja/).
 var Razdalja = register(C.tc_razdalja_program())
 
 // RazdaljaPlan is a resolved razdalja launch.
@@ -58,5 +58,5 @@ func FinishRazdalja(pl *RazdaljaPlan, out []float32) float64 {
 	return float64(C.tc_razdalja_finish(&pl.c, (*C.float)(unsafe.Pointer(&out[0]))))
 }
 
-// RazdaljaTolerance is the derived relative error bound of the distance (see razdalja.cu).
+// RazdaljaTolerance is the derived relative error bound of the distance (see cuda/razdalja/).
 func RazdaljaTolerance(pl *RazdaljaPlan) float64 { return float64(C.tc_razdalja_tolerance(&pl.c)) }

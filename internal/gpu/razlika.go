@@ -7,7 +7,7 @@ import "C"
 
 import "fmt"
 
-// Razlika is c = a - b (cuda/razlika.cu).
+// Razlika is c = a - b (cuda/razlika/).
 var Razlika = register(C.tc_razlika_program())
 
 // RazlikaPlan is a resolved razlika launch.

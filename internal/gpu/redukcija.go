@@ -13,7 +13,7 @@ import (
 	"tecaj/internal/vocab"
 )
 
-// Redukcija is the reductions (cuda/redukcija.cu).
+// Redukcija is the reductions (cuda/redukcija/).
 var Redukcija = register(C.tc_redukcija_program())
 
 // ReduceOps and ReduceTypes are the operators and element types the reductions take.
@@ -93,7 +93,7 @@ func FinishRedukcija(pl *RedukcijaPlan, host []byte) ReductionResult {
 	return ReductionResult{Value: float64(r.value), Exact: int64(r.exact), Index: int64(r.index)}
 }
 
-// RedukcijaTolerance is the derived bound on |sum - exact| given sumAbs (see redukcija.cu).
+// RedukcijaTolerance is the derived bound on |sum - exact| given sumAbs (see cuda/redukcija/).
 func RedukcijaTolerance(pl *RedukcijaPlan, sumAbs float64) float64 {
 	return float64(C.tc_redukcija_tolerance(&pl.c, C.double(sumAbs)))
 }

@@ -7,7 +7,7 @@ import "C"
 
 import "tecaj/internal/vocab"
 
-// Urejanje is the bitonic sort (cuda/urejanje.cu).
+// Urejanje is the bitonic sort (cuda/urejanje/).
 var Urejanje = register(C.tc_urejanje_program())
 
 // SortTypes are the key types the sort takes.

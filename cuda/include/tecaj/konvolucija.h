@@ -1,4 +1,4 @@
-/* konvolucija: 1-D and 2-D convolution of float32 data with a mask of odd size (cuda/konvolucija.cu),
+/* konvolucija: 1-D and 2-D convolution of float32 data with a mask of odd size (cuda/konvolucija/),
  * as the lecture defines it: P[y][x] = sum_j sum_i M[j][i] * N[y - ry + j][x - rx + i], the mask not
  * flipped (image processing's correlation, CNN libraries' convolution). Elements outside the input
  * are 0 (the lecture's ghost elements) or a replica of the nearest edge element. Every tap

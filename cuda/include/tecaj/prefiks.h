@@ -1,4 +1,4 @@
-/* prefiks: prefix sums (scans) of a vector (cuda/prefiks.cu): inclusive or exclusive, of sum,
+/* prefiks: prefix sums (scans) of a vector (cuda/prefiks/): inclusive or exclusive, of sum,
  * max or min, over int32 (sums wrap as two's complement, as CUB and C do) or float32 elements,
  * plain or segmented by head flags (flag 1 starts a segment; position 0 always does). Floats: NaN
  * and Inf propagate from their position onward, only within their segment. Exclusive results

@@ -1,4 +1,4 @@
-/* razdalja: dist = sqrt(sum (a[i]-b[i])^2) on float32 vectors (cuda/razdalja.cu). */
+/* razdalja: dist = sqrt(sum (a[i]-b[i])^2) on float32 vectors (cuda/razdalja/). */
 #ifndef TECAJ_RAZDALJA_H
 #define TECAJ_RAZDALJA_H
 #include "../tecaj.h"
@@ -37,7 +37,7 @@ tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *a, const fl
  * for SQUARES and PARTIALS; out[0] for SCALAR; the double in out[0..1] for SCALAR64). */
 double tc_razdalja_finish(const tc_razdalja_plan *plan, const float *out_on_host);
 /* The derived relative error bound of dist = sqrt(finish) against an exact (float64) reference,
- * for finite inputs; see razdalja.cu for the derivation. */
+ * for finite inputs; see cuda/razdalja/ for the derivation. */
 double tc_razdalja_tolerance(const tc_razdalja_plan *plan);
 
 #ifdef __cplusplus

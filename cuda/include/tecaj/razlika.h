@@ -1,4 +1,4 @@
-/* razlika: c = a - b on float32 vectors (cuda/razlika.cu). */
+/* razlika: c = a - b on float32 vectors (cuda/razlika/). */
 #ifndef TECAJ_RAZLIKA_H
 #define TECAJ_RAZLIKA_H
 #include "../tecaj.h"

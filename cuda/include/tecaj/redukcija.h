@@ -1,4 +1,4 @@
-/* redukcija: reductions of a vector (cuda/redukcija.cu): sum, min, max, mean, norm, dot,
+/* redukcija: reductions of a vector (cuda/redukcija/): sum, min, max, mean, norm, dot,
  * argmin, argmax of float32, float64 or int32 elements.
  *
  * One semantics for every variant: min/max/argmin/argmax propagate NaN (any NaN gives NaN; the

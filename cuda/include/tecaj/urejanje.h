@@ -1,5 +1,5 @@
 /* urejanje: bitonic sort of batch arrays of n 32-bit keys each, ascending or descending, keys
- * only or with uint32 values (cuda/urejanje.cu). Floats: -0.0 and +0.0 compare equal (and keep
+ * only or with uint32 values (cuda/urejanje/). Floats: -0.0 and +0.0 compare equal (and keep
  * their bits), NaNs of either sign and any payload go last (ascending; first descending:
  * descending is the exact reverse) and come out as the canonical NaN 0x7fffffff. */
 #ifndef TECAJ_UREJANJE_H

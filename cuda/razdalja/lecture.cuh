@@ -2,10 +2,12 @@
 // "device squares, host sums" through shared-memory trees and atomics, one single-pass variant
 // beyond the lecture, and CUB as the baseline. Every kernel computes the sum of squares; the
 // host takes the root (and, where the variant's lesson says so, finishes the sum). best is
-// reduce_best.cuh (shared with redukcija); the variant table, plans and runs razdalja_plan.cuh.
-#include "common.cuh"
-#include "primitives.cuh"
-#include "reduce_best.cuh"
+// the toolbox's reduce_best.cuh (shared with redukcija); the variant table, plans and runs are
+// plan.cu, the translation unit that includes this.
+#pragma once
+#include "runtime/common.cuh"
+#include "toolbox/primitives.cuh"
+#include "toolbox/reduce_best.cuh"
 #include "tecaj/razdalja.h"
 #include <cmath>
 #include <cstring>
@@ -159,5 +161,3 @@ __global__ void razdalja_la2(const float *a, const float *b, float *sum, int64_t
 // the loads, not the arithmetic, set the time.
 
 }  // namespace
-
-#include "razdalja_plan.cuh"

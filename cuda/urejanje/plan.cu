@@ -1,5 +1,9 @@
-// urejanje: the variant table, the plans and the runs, and the baseline (CUB); included by urejanje.cu after its kernels.
-#pragma once
+// urejanje: the variant table, the plans and the runs, and the baseline (CUB, cub.cuh): the translation
+// unit of the lecture (lecture.cuh) and best (best.cuh).
+#include "lecture.cuh"
+#include "best.cuh"
+#include "cub.cuh"
+#include <type_traits>
 
 namespace {
 
@@ -56,37 +60,19 @@ tc_status network_run(Launches<T> &L) {
 
 // ---- the baseline -------------------------------------------------------------------------
 
-// The CUB baseline on the raw keys: radix sort for one array, segmented sort for batches.
-struct SegmentOffset {
-    int64_t n;
-    __host__ __device__ int64_t operator()(int64_t b) const { return b * n; }
-};
-
+// The CUB baseline on the raw keys: radix sort for one array, segmented sort for batches (cub.cuh).
+// Batches of floats reach CUB as their ordered words (float_words), so their K is unsigned.
 template <typename K>
 cudaError_t cub_sort(void *temp, size_t &temp_bytes, const tc_urejanje_plan &p, bool descending, const K *keys_in, K *keys_out,
                      const uint32_t *values_in, uint32_t *values_out, cudaStream_t s) {
-    const int64_t items = p.launch.n * p.batch;
-    if (p.batch == 1) {
-        if (p.pairs)
-            return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys_in, keys_out, values_in,
-                                                                          values_out, items, 0, 32, s)
-                              : cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in,
-                                                                values_out, items, 0, 32, s);
-        return descending ? cub::DeviceRadixSort::SortKeysDescending(temp, temp_bytes, keys_in, keys_out, items, 0, 32, s)
-                          : cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys_in, keys_out, items, 0, 32, s);
-    }
-    auto begins = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), SegmentOffset{p.launch.n});
-    auto ends = begins + 1;
-    const int64_t segs = p.batch;
-    if (p.pairs)
-        return descending ? cub::DeviceSegmentedSort::StableSortPairsDescending(temp, temp_bytes, keys_in, keys_out, values_in,
-                                                                                values_out, items, segs, begins, ends, s)
-                          : cub::DeviceSegmentedSort::StableSortPairs(temp, temp_bytes, keys_in, keys_out, values_in,
-                                                                      values_out, items, segs, begins, ends, s);
-    return descending ? cub::DeviceSegmentedSort::StableSortKeysDescending(temp, temp_bytes, keys_in, keys_out, items, segs,
-                                                                           begins, ends, s)
-                      : cub::DeviceSegmentedSort::StableSortKeys(temp, temp_bytes, keys_in, keys_out, items, segs, begins,
-                                                                 ends, s);
+    namespace lib = tc::urejanje_cub;
+    if (p.batch == 1)
+        return lib::radix(temp, temp_bytes, p.pairs != 0, descending, keys_in, keys_out, values_in, values_out,
+                          p.launch.n, s);
+    if constexpr (std::is_same_v<K, float>) return cudaErrorInvalidValue;
+    else
+        return lib::segmented(temp, temp_bytes, p.pairs != 0, descending, keys_in, keys_out, values_in, values_out,
+                              p.launch.n, p.batch, s);
 }
 
 __global__ void iota_kernel(uint32_t *v, int64_t n, int64_t total) {
@@ -99,7 +85,8 @@ __global__ void iota_kernel(uint32_t *v, int64_t n, int64_t total) {
 cudaError_t cub_bytes(const tc_urejanje_plan &p, size_t &bytes) {
     size_t a = 0, b = 0, c = 0;
     cudaError_t e;
-    if ((e = cub_sort<float>(nullptr, a, p, false, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess) return e;
+    if (p.batch == 1 && (e = cub_sort<float>(nullptr, a, p, false, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess)
+        return e;
     if ((e = cub_sort<int>(nullptr, b, p, true, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess) return e;
     if ((e = cub_sort<unsigned>(nullptr, c, p, false, nullptr, nullptr, nullptr, nullptr, nullptr)) != cudaSuccess) return e;
     bytes = a > b ? a : b;

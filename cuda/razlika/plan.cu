@@ -1,5 +1,6 @@
-// razlika: the variant table, the plans and the runs; included by razlika.cu after its kernels.
-#pragma once
+// razlika: the variant table, the plans and the runs; the translation unit of the lecture (lecture.cuh) and best (best.cuh).
+#include "lecture.cuh"
+#include "best.cuh"
 
 namespace {
 

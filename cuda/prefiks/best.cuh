@@ -1,7 +1,7 @@
 // prefiks best: the one-pass scan (decoupled look-back), beyond the lecture; included by
-// prefiks.cu after the lecture's kernels, whose operators (Seg, Segmented) it shares.
+// plan.cu after the lecture's kernels, whose operators (Seg, Segmented) it shares.
 #pragma once
-#include "tile_state.cuh"
+#include "toolbox/tile_state.cuh"
 
 namespace {
 

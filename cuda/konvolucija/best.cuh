@@ -1,5 +1,5 @@
 // konvolucija best: register-blocked tiles and the 8-bit path, beyond the lecture; included by
-// konvolucija.cu after the lecture's kernels, whose arguments (Shape) and border rule (pixel) it shares.
+// plan.cu after the lecture's kernels, whose arguments (Shape) and border rule (pixel) it shares.
 #pragma once
 
 namespace {

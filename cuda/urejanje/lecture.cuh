@@ -8,15 +8,12 @@
 //   n    start (a block sorts its chunk), middle (one global step a launch), finish (a block
 //        completes a merge once j fits in it), all in global memory;
 //   nl   as n, start and finish in shared memory.
-// best (beyond the lecture, in urejanje_best.cuh) keeps blocks of up to 8192 elements in
+// best (beyond the lecture, in best.cuh) keeps blocks of up to 8192 elements in
 // registers; cub is the library a user would pick instead. The variant table, plans and runs are
-// urejanje_plan.cuh (included at the end).
-#include "common.cuh"
+// plan.cu, the translation unit that includes both (CUB's sorts: cub_*.cu).
+#pragma once
+#include "runtime/common.cuh"
 #include "tecaj/urejanje.h"
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_segmented_sort.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 namespace {
 
@@ -231,6 +228,3 @@ struct Launches : tc::LaunchCounter {  // the grid: of the first network launch 
     TC_COUNTED_LAUNCH((launches).next(blocks, moved, network), __VA_ARGS__)
 
 }  // namespace
-
-#include "urejanje_best.cuh"
-#include "urejanje_plan.cuh"

@@ -2,10 +2,11 @@
 // output, mask and input from global memory), c (the mask in constant memory: every thread of a
 // warp reads the same mask element, a broadcast), t (shared-memory tiles: a block loads its tile
 // and the halo around it once, then computes from shared memory). One kernel serves 1-D and 2-D:
-// 1-D is an image one row high. This file is the lecture; best is konvolucija_best.cuh, the
-// variant table, plans and runs konvolucija_plan.cuh (both included at its end).
-#include "common.cuh"
-#include "npp.cuh"
+// 1-D is an image one row high. This file is the lecture; best is best.cuh; the
+// variant table, plans and runs are plan.cu, the translation unit that includes both.
+#pragma once
+#include "runtime/common.cuh"
+#include "runtime/npp.cuh"
 #include "tecaj/konvolucija.h"
 
 namespace {
@@ -77,6 +78,3 @@ __global__ void conv_t(const float *in, float *out, Shape s) {
 }
 
 }  // namespace
-
-#include "konvolucija_best.cuh"
-#include "konvolucija_plan.cuh"

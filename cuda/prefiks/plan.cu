@@ -1,6 +1,7 @@
-// prefiks: the variant table, the plans and the runs (and CUB's scans, the baseline); included
-// by prefiks.cu after the lecture's kernels and best's.
-#pragma once
+// prefiks: the variant table, the plans and the runs (and CUB's scans, the baseline): the
+// translation unit of the lecture (lecture.cuh) and best (best.cuh).
+#include "lecture.cuh"
+#include "best.cuh"
 
 namespace {
 

@@ -1,7 +1,8 @@
 // razlika: c = a - b on float32 vectors, the lecture's steps from one block to the grid-stride
-// loop. Beyond the lecture, best is razlika_best.cuh; the variant table, plans and runs are
-// razlika_plan.cuh (both included at the end).
-#include "common.cuh"
+// loop. Beyond the lecture, best is best.cuh; the variant table, plans and runs are
+// plan.cu, the translation unit that includes both.
+#pragma once
+#include "runtime/common.cuh"
 #include "tecaj/razlika.h"
 
 namespace {
@@ -34,6 +35,3 @@ __global__ void razlika_4(const float *a, const float *b, float *c, int64_t n) {
 }
 
 }  // namespace
-
-#include "razlika_best.cuh"
-#include "razlika_plan.cuh"

@@ -4,10 +4,11 @@
 // thread a contiguous run), and the segmented scan with head flags over the grid scan; CUB as
 // the baseline. Every kernel takes the operator as a template parameter (sum, max, min).
 // int32 sums run on uint32 (two's complement wrap, defined); max and min on int32.
-// This file is the lecture; best is prefiks_best.cuh, the variant table, plans and runs
-// prefiks_plan.cuh (both included at its end).
-#include "common.cuh"
-#include "primitives.cuh"
+// This file is the lecture; best is best.cuh; the variant table, plans and runs are plan.cu,
+// the translation unit that includes both.
+#pragma once
+#include "runtime/common.cuh"
+#include "toolbox/primitives.cuh"
 #include "tecaj/prefiks.h"
 #include <cmath>
 #include <cuda/atomic>
@@ -203,6 +204,3 @@ __global__ void seg_unpack(const Seg<T> *pairs, const uint8_t *flags, T *out, in
 }
 
 }  // namespace
-
-#include "prefiks_best.cuh"
-#include "prefiks_plan.cuh"

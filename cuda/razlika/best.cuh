@@ -1,4 +1,4 @@
-// razlika best: beyond the lecture; included by razlika.cu after the lecture's kernels.
+// razlika best: beyond the lecture; included by plan.cu after the lecture's kernels.
 #pragma once
 
 namespace {

@@ -1,6 +1,7 @@
-// konvolucija: the variant table, the plans and the runs; included by konvolucija.cu after the
-// lecture's kernels and best's.
-#pragma once
+// konvolucija: the variant table, the plans and the runs; the translation unit of the lecture
+// (lecture.cuh) and best (best.cuh).
+#include "lecture.cuh"
+#include "best.cuh"
 #include <type_traits>
 
 namespace {

@@ -1,5 +1,5 @@
-// redukcija: the baseline (CUB), the variant table, the plans and the runs; included by redukcija.cu after its kernels.
-#pragma once
+// redukcija: the baseline (CUB), the variant table, the plans and the runs; the translation unit of the lecture (lecture.cuh).
+#include "lecture.cuh"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The shared part of the C ABI: program handles, the argument check every plan makes first,
 // kernel attributes, the timing gate and status texts. Nothing here names a program.
-#include "common.cuh"
+#include "runtime/common.cuh"
 #include <cstdlib>
 #include <cstring>
 #include <cuda/atomic>

@@ -1,5 +1,5 @@
-// razdalja: the baseline (CUB), the variant table, the plans and the runs; included by razdalja.cu after its kernels.
-#pragma once
+// razdalja: the baseline (CUB), the variant table, the plans and the runs; the translation unit of the lecture (lecture.cuh).
+#include "lecture.cuh"
 
 namespace {
 

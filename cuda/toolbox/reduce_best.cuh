@@ -11,9 +11,9 @@
 // underflows (1e-41^2). Arg operators carry (value, index) pairs, packed in one 64-bit word where
 // every index fits 32 bits (arg_pack).
 #pragma once
-#include "common.cuh"
-#include "primitives.cuh"
-#include "tile_state.cuh"
+#include "runtime/common.cuh"
+#include "toolbox/primitives.cuh"
+#include "toolbox/tile_state.cuh"
 #include <cuda/atomic>
 #include <cuda/std/type_traits>
 

@@ -6,10 +6,11 @@
 // parameter (the lecture's exercise: change min to max, then to sum); norm and dot are sums of
 // x^2 and a*b (the element map, chosen at run time). Beyond the lecture: best (one launch,
 // deterministic, every operator with argmin/argmax, norms that never overflow: reduce_best.cuh)
-// and CUB; the variant table, plans and runs are redukcija_plan.cuh (included at the end).
-#include "common.cuh"
-#include "primitives.cuh"
-#include "reduce_best.cuh"
+// and CUB; the variant table, plans and runs are plan.cu, the translation unit that includes this.
+#pragma once
+#include "runtime/common.cuh"
+#include "toolbox/primitives.cuh"
+#include "toolbox/reduce_best.cuh"
 #include "tecaj/redukcija.h"
 #include <cmath>
 #include <cooperative_groups.h>
@@ -352,5 +353,3 @@ __global__ void reduce_cg(Source<In, A> src, A *partials, A *out, int64_t n) {
 }
 
 }  // namespace
-
-#include "redukcija_plan.cuh"

@@ -1,5 +1,5 @@
-// urejanje best: the sort beyond the lecture, kept apart so that urejanje.cu reads as the lecture.
-// Included by urejanje.cu after the lecture's kernels (it uses their pack/unpack and chunk_step)
+// urejanje best: the sort beyond the lecture, kept apart so that lecture.cuh reads as the lecture.
+// Included by plan.cu after the lecture's kernels (it uses their pack/unpack and chunk_step)
 // and its Launches.
 #pragma once
 
