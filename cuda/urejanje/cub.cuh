@@ -1,5 +1,5 @@
 // urejanje's baseline, CUB as a user calls it, in translation units of their own (cub_radix.cu,
-// cub_segmented.cu): CUB's sorts are most of the library's build, and apart they compile in
+// cub_segmented_*.cu): CUB's sorts are most of the library's build, and apart they compile in
 // parallel with the rest. Each is instantiated for the key types the runs use.
 #pragma once
 #include <cuda_runtime.h>

@@ -1,5 +1,7 @@
-// urejanje's baseline for batches: cub::DeviceSegmentedSort, stable (cub.cuh). Float keys reach it
-// as their ordered words (the run maps them), so only the integer types are instantiated.
+// urejanje's baseline for batches: cub::DeviceSegmentedSort, stable (cub.cuh), instantiated one key
+// type a unit (cub_segmented_int.cu, cub_segmented_uint.cu: the heaviest of CUB's sorts, split so
+// that they build in parallel). Float keys reach it as their ordered words (the run maps them).
+#pragma once
 #include "cub.cuh"
 #include <cub/device/device_segmented_sort.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -32,10 +34,8 @@ cudaError_t segmented(void *temp, size_t &temp_bytes, bool pairs, bool descendin
                                                             ends, s);
 }
 
-#define TC_SEGMENTED(K)                                                                                                 \
-    template cudaError_t segmented<K>(void *, size_t &, bool, bool, const K *, K *, const uint32_t *, uint32_t *,     \
-                                      int64_t, int64_t, cudaStream_t);
-TC_SEGMENTED(int)
-TC_SEGMENTED(unsigned)
-
 }  // namespace tc::urejanje_cub
+
+#define TC_SEGMENTED(K)                                                                                    \
+    template cudaError_t tc::urejanje_cub::segmented<K>(void *, size_t &, bool, bool, const K *, K *,          \
+                                                        const uint32_t *, uint32_t *, int64_t, int64_t, cudaStream_t);
