@@ -142,7 +142,7 @@ def plan(program, variant, fields, device, make_request, params):
         raise ValueError(f"blocks={blocks}: 0 (the variant's choice) or a positive count")
     if v.flags & _abi.OWN_GRID and blocks:
         raise ValueError(f"blocks={blocks}: variant {variant} sizes its own grid; leave blocks at 0")
-    dkey, desc, _ = described(device)
+    dkey, desc, gpu = described(device)
     key = (program, vi, dkey, tuple(sorted(fields.items())))
     with _lock:
         e = _cache.get(key)
@@ -162,6 +162,9 @@ def plan(program, variant, fields, device, make_request, params):
                          f"{v.domain.decode()}{detail}")
     if status == _abi.UNAVAILABLE:
         raise RuntimeError(f"{program}: variant {variant}: {lib.tc_status_string(status).decode()}")
+    if status > 0:  # (a CUDA error: a library variant's plan asks the device for its scratch)
+        raise (RuntimeError if gpu else _cuda.NoGPUError)(
+            f"tecaj: planning {program} {variant}: {_abi.status_text(status)}" + ("" if gpu else " (no GPU here)"))
     if status != _abi.OK:
         raise ValueError(f"{program}: variant {variant} refuses{_params(params)}: {_abi.status_text(status)}")
     with _lock:
