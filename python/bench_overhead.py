@@ -1,0 +1,80 @@
+"""The overhead of a call (issue 45, item 7): tecaj.redukcija on a torch tensor of 10^6 float32,
+host time included (the call returns a Python float, so each call ends when the result is on the
+host), beside torch.sum(x).item() and cupy.sum(x).item() the same way, in the same run; then at
+2^28 the kernel times by CUDA events of best, torch.sum and cupy.sum.
+
+    python3 python/bench_overhead.py            (needs torch; cupy where installed)
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+
+import tecaj
+
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+
+def per_call_us(fn, calls=2000, rounds=7):
+    """The median over rounds of the mean wall time of `calls` calls, in microseconds."""
+    fn()
+    out = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        out.append((time.perf_counter() - t) / calls * 1e6)
+    return statistics.median(out), 100 * (max(out) - min(out)) / statistics.median(out)
+
+
+def kernel_us(fn, reps=50):
+    """The median of reps CUDA-event timings of fn on torch's current stream, in microseconds."""
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1000)
+    return statistics.median(times)
+
+
+def main():
+    rng = np.random.default_rng(7)
+    host = rng.standard_normal(10**6).astype(np.float32)
+    x = torch.from_numpy(host).cuda()
+    rows = [("tecaj.redukcija best (torch tensor)", lambda: tecaj.redukcija(x)),
+            ("torch.sum(x).item()", lambda: torch.sum(x).item())]
+    if cupy is not None:
+        xc = cupy.asarray(host)
+        rows.append(("tecaj.redukcija best (cupy array)", lambda: tecaj.redukcija(xc)))
+        rows.append(("cupy.sum(x).item()", lambda: cupy.sum(xc).item()))
+    print(f"{torch.cuda.get_device_name()}: a call of 10^6 float32, host time included (result on the host)")
+    for name, fn in rows:
+        us, spread = per_call_us(fn)
+        print(f"  {name:38s} {us:8.2f} us/call  (rounds within {spread:.1f}%)")
+
+    n = 2**28
+    big = torch.rand(n, device="cuda", dtype=torch.float32)
+    job = tecaj.PREPARE["redukcija"](big)
+    job.start()
+    print(f"kernel time at 2^28 float32 (CUDA events, median of 50)")
+    print(f"  {'tecaj best':38s} {kernel_us(job.launch):8.1f} us")
+    print(f"  {'torch.sum':38s} {kernel_us(lambda: torch.sum(big)):8.1f} us")
+    if cupy is not None:
+        bc = cupy.from_dlpack(big)
+        with cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            print(f"  {'cupy.sum':38s} {kernel_us(lambda: cupy.sum(bc)):8.1f} us")
+    print(tecaj.compare("redukcija", x, variants=["best", "cub"]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+"""Host-only tests: the variant tables, planning, domains, dtype mapping, errors and caching, through
+the real libtecaj.so, with no GPU (plans are made for TECAJ_EMULATE's profile or, without one, the
+profile the commands use without a GPU). unittest style, so `python3 -m unittest` runs them as
+pytest does."""
+import os
+import unittest
+
+import numpy as np
+
+import tecaj
+from tecaj import _abi, _programs
+
+RNG = np.random.default_rng(45)
+SIZES = (1, 2, 31, 33, 1023, 1025, 65537, 2**20 + 3)
+
+
+def vec(n, dtype=np.float32):
+    return (RNG.standard_normal(n) * 100).astype(dtype)
+
+
+class Vocabulary(unittest.TestCase):
+    def test_programs_and_units(self):
+        self.assertEqual(sorted(tecaj.programs()), sorted(["razlika", "razdalja", "redukcija", "prefiks", "urejanje", "konvolucija"]))
+        units = {p: _programs.PROGRAMS[p].unit for p in tecaj.programs()}
+        self.assertEqual(units["urejanje"], "keys")
+        self.assertEqual(units["konvolucija"], "pixels")
+
+    def test_every_table_row(self):
+        rows = 0
+        for p in tecaj.programs():
+            vs = tecaj.variants(p)
+            self.assertIn("best", [v["name"] for v in vs], p)
+            for v in vs:
+                rows += 1
+                self.assertTrue(v["summary"] and v["domain"] and v["bytes"], (p, v["name"]))
+                self.assertEqual(v["library"], not v["kernels"], (p, v["name"]))
+        self.assertGreaterEqual(rows, 40)
+
+    def test_dtype_and_op_codes(self):
+        # the one vocabulary: tecaj.h's values, read back through a plan that echoes them
+        for name, code in _abi.OPS.items():
+            pl = tecaj.plan("redukcija", vec(100, np.float32), op=name, **({"y": vec(100)} if name == "dot" else {}))
+            self.assertEqual(pl["variant"], "best")
+            e = next(iter(reversed(_programs._cache.values())))
+            self.assertEqual(e.plan.op, code, name)
+        for dtype in ("float32", "float64", "int32"):
+            tecaj.plan("redukcija", vec(10, dtype))
+            e = next(iter(reversed(_programs._cache.values())))
+            self.assertEqual(_abi.DTYPE_NAMES[e.plan.type], dtype)
+
+    def test_unknown_program(self):
+        with self.assertRaisesRegex(ValueError, "program='sum': one of razlika"):
+            tecaj.variants("sum")
+
+
+class Planning(unittest.TestCase):
+    def test_best_covers_every_size(self):
+        cases = 0
+        for n in SIZES:
+            for p, args in (("razlika", (vec(n), vec(n))), ("razdalja", (vec(n), vec(n))), ("redukcija", (vec(n),)),
+                            ("prefiks", (vec(n),)), ("urejanje", (vec(n),)), ("konvolucija", (vec(n),))):
+                pl = tecaj.plan(p, *args)
+                self.assertEqual(pl["n"], n, p)
+                self.assertGreaterEqual(pl["out_count"], 1, p)
+                cases += 1
+        self.assertGreaterEqual(cases, 48)
+
+    def test_every_variant_plans_or_refuses_by_name(self):
+        # each variant at each size: planned, or refused naming its domain
+        planned = refused = 0
+        for p in ("razlika", "razdalja", "redukcija", "prefiks", "urejanje"):
+            for v in tecaj.variants(p):
+                for n in (1, 33, 1025, 65537):
+                    try:
+                        pl = tecaj.plan(p, *([vec(n)] * (2 if p in ("razlika", "razdalja") else 1)), variant=v["name"])
+                        self.assertGreater(pl["threads"] + (v["library"] or 0), 0, (p, v["name"], n))
+                        planned += 1
+                    except tecaj.NoGPUError:
+                        self.assertTrue(v["library"], (p, v["name"]))  # (CUB's plan asks the GPU)
+                    except ValueError as e:
+                        self.assertIn(v["domain"], str(e))
+                        refused += 1
+        self.assertGreaterEqual(planned, 100)
+        self.assertGreaterEqual(refused, 5)
+
+    def test_batches_and_images(self):
+        pl = tecaj.plan("urejanje", vec(7 * 33).reshape(7, 33))
+        self.assertEqual(pl["items"], 7 * 33)
+        pl = tecaj.plan("konvolucija", vec(31 * 33).reshape(31, 33), mask="gauss", k=5)
+        self.assertEqual(pl["out_count"], 31 * 33)
+
+    def test_emulated_profiles(self):
+        for name in _programs.profiles():
+            os.environ["TECAJ_EMULATE"] = name
+            try:
+                self.assertEqual(tecaj.device()["profile"], name)
+                tecaj.plan("redukcija", vec(2**20 + 3))
+            finally:
+                del os.environ["TECAJ_EMULATE"]
+        os.environ["TECAJ_EMULATE"] = "no-such-gpu"
+        try:
+            with self.assertRaisesRegex(ValueError, "unknown GPU profile 'no-such-gpu' \\(profiles: t4"):
+                tecaj.device()
+        finally:
+            del os.environ["TECAJ_EMULATE"]
+
+
+class Domains(unittest.TestCase):
+    def test_refusal_names_domain_and_cover(self):
+        for p, variant, args, opts, covers in (
+                ("redukcija", "b1", (vec(5000),), {}, "larger n: bm, r0..r7, best"),
+                ("redukcija", "r3", (vec(100),), {"op": "argmin"}, "argmin/argmax: best, cub"),
+                ("razlika", "2", (vec(2000), vec(2000)), {}, "larger n: 3, 4 or best"),
+                ("prefiks", "warp", (vec(33),), {}, "larger n: block, grid, co"),
+                ("prefiks", "seg", (vec(33),), {}, "segmented only"),
+                ("razdalja", "la2", (vec(2**22 + 1), vec(2**22 + 1)), {}, "larger n: la1 or best")):
+            with self.assertRaises(ValueError, msg=(p, variant)) as cm:
+                tecaj.plan(p, *args, variant=variant, **opts)
+            self.assertIn(f"variant {variant} does not cover", str(cm.exception))
+            self.assertIn(covers, str(cm.exception))
+
+    def test_domain_before_gpu(self):
+        # a refusal is usage: it comes before any GPU is needed
+        with self.assertRaisesRegex(ValueError, "its domain is"):
+            tecaj.redukcija(vec(5000), variant="b1")
+
+    def test_threads_and_blocks(self):
+        with self.assertRaisesRegex(ValueError, "threads=100: 0 .* multiple of 32"):
+            tecaj.plan("redukcija", vec(100), threads=100)
+        with self.assertRaisesRegex(ValueError, "threads=96: variant r0 takes a power of two"):
+            tecaj.plan("redukcija", vec(100), variant="r0", threads=96)
+        with self.assertRaisesRegex(ValueError, "blocks=4: variant best sizes its own grid"):
+            tecaj.plan("redukcija", vec(100), blocks=4)
+        pl = tecaj.plan("redukcija", vec(100000), variant="r0", threads=128)
+        self.assertEqual(pl["threads"], 128)
+        self.assertGreaterEqual(pl["blocks"] * 128 * 2, 100000 // 64)
+
+
+class Errors(unittest.TestCase):
+    def test_dtypes(self):
+        with self.assertRaisesRegex(TypeError, "a: float64 elements; razlika takes float32"):
+            tecaj.plan("razlika", vec(10, np.float64), vec(10, np.float64))
+        with self.assertRaisesRegex(TypeError, "x: int64 elements; redukcija takes float32 or float64 or int32"):
+            tecaj.plan("redukcija", vec(10, np.int64))
+        with self.assertRaisesRegex(TypeError, "y: float64 elements; redukcija takes float32"):
+            tecaj.plan("redukcija", vec(10), op="dot", y=vec(10, np.float64))
+        with self.assertRaisesRegex(TypeError, "flags: float32 elements; prefiks takes uint8 or bool"):
+            tecaj.plan("prefiks", vec(10), flags=vec(10))
+        with self.assertRaisesRegex(TypeError, "keys: float64 elements; urejanje takes float32 or int32 or uint32"):
+            tecaj.plan("urejanje", vec(10, np.float64))
+
+    def test_shapes_and_arguments(self):
+        with self.assertRaisesRegex(ValueError, r"b: shape \(11,\), a's is \(10,\)"):
+            tecaj.plan("razlika", vec(10), vec(11))
+        with self.assertRaisesRegex(ValueError, "x: an empty array"):
+            tecaj.plan("redukcija", vec(0))
+        with self.assertRaisesRegex(ValueError, "op='prod': redukcija takes sum, min"):
+            tecaj.plan("redukcija", vec(10), op="prod")
+        with self.assertRaisesRegex(ValueError, "y: the second vector of op='dot'"):
+            tecaj.plan("redukcija", vec(10), op="dot")
+        with self.assertRaisesRegex(ValueError, "y: only op='dot' takes a second vector"):
+            tecaj.plan("redukcija", vec(10), y=vec(10))
+        with self.assertRaisesRegex(ValueError, "variant='r9': redukcija has the variants race, atomic"):
+            tecaj.plan("redukcija", vec(10), variant="r9")
+        with self.assertRaisesRegex(ValueError, "keys: shape \\(2, 3, 4\\)"):
+            tecaj.plan("urejanje", vec(24).reshape(2, 3, 4))
+        with self.assertRaisesRegex(ValueError, "k=4: an odd size from 1 to 31"):
+            tecaj.plan("konvolucija", vec(100).reshape(10, 10), k=4)
+        with self.assertRaisesRegex(ValueError, "mask='sobel': a 2-D mask"):
+            tecaj.plan("konvolucija", vec(100), mask="sobel")
+        with self.assertRaisesRegex(ValueError, "border='wrap': zero or replicate"):
+            tecaj.plan("konvolucija", vec(100), border="wrap")
+        with self.assertRaisesRegex(ValueError, r"mask: weights of shape \(2, 3\)"):
+            tecaj.plan("konvolucija", vec(100).reshape(10, 10), mask=np.ones((2, 3)))
+
+    def test_other_objects(self):
+        with self.assertRaisesRegex(TypeError, "a: a builtins.list; tecaj takes a CuPy or PyTorch CUDA array"):
+            tecaj.plan("razlika", [1.0, 2.0], vec(2))
+
+    def test_strided_refused(self):
+        class Strided:  # every other float32 of a device array, through the CUDA Array Interface
+            __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "strides": (8,), "version": 3}
+        with self.assertRaisesRegex(ValueError, "x: a strided .non-contiguous. array"):
+            tecaj.plan("redukcija", Strided())
+
+    def test_mask_weights_match_the_commands(self):
+        from tecaj._api import mask_weights
+        w, mag = mask_weights("gauss", 5, 2)
+        self.assertAlmostEqual(float(w.sum()), 1.0, places=6)
+        self.assertEqual(w.shape, (5, 5))
+        self.assertTrue(mask_weights("sobel", 3, 2)[1])
+        self.assertEqual(mask_weights("box", 7, 1)[0].shape, (1, 7))
+
+
+class Caching(unittest.TestCase):
+    def test_repeated_request_hits(self):
+        tecaj.clear_cache()
+        x = vec(12345)
+        for _ in range(5):
+            tecaj.plan("redukcija", x, op="max")
+        self.assertEqual(tecaj.cache_info(), {"hits": 4, "misses": 1, "plans": 1})
+        tecaj.plan("redukcija", x, op="min")
+        tecaj.plan("redukcija", vec(12346), op="max")
+        self.assertEqual(tecaj.cache_info()["misses"], 3)
+
+    def test_bounded(self):
+        tecaj.clear_cache()
+        for n in range(1, _programs.CACHE_PLANS + 20):
+            tecaj.plan("redukcija", vec(n))
+        self.assertEqual(tecaj.cache_info()["plans"], _programs.CACHE_PLANS)
+
+    def test_masks_are_part_of_the_request(self):
+        tecaj.clear_cache()
+        img = vec(400).reshape(20, 20)
+        tecaj.plan("konvolucija", img, mask=np.ones((3, 3)))
+        tecaj.plan("konvolucija", img, mask=2 * np.ones((3, 3)))
+        self.assertEqual(tecaj.cache_info()["misses"], 2)
+
+
+class Checks(unittest.TestCase):
+    """The references compare() and the GPU tests use: they must be able to fail."""
+
+    def test_compare_stop_rule(self):
+        from tecaj import _compare
+        self.assertAlmostEqual(_compare.spread([1, 2, 3, 4, 5]), 100 * (4 - 2) / 3)
+        import time
+        now = time.perf_counter()
+        self.assertFalse(_compare.enough([1.0] * 9, now))
+        self.assertTrue(_compare.enough([1.0] * 5000, now))
+        self.assertTrue(_compare.enough([1.0], now - 2))
+
+    def test_rows_render(self):
+        from tecaj._compare import Row, Rows
+        rows = Rows([Row(variant="best", kernel_us=5.06, spread_pct=0.4, gb_per_s=790.0, result=1.5, check="ok (exact)"),
+                     Row(variant="b1", check="outside domain")])
+        text = str(rows)
+        self.assertIn("best     5.06       0.4  790.0  1.5     ok (exact)", text)
+        self.assertIn("<td>outside domain</td>", rows._repr_html_())
+
+    def test_references_fail_on_wrong_results(self):
+        from tecaj import _check
+        a, b = vec(1025), vec(1025)
+        job = type("J", (), {})()
+        self.assertTrue(_check.razlika(job, a - b, a, b)[0])
+        wrong = a - b
+        wrong[1024] = np.nextafter(wrong[1024], np.inf)
+        self.assertFalse(_check.razlika(job, wrong, a, b)[0])
+        keys = vec(33)
+        self.assertTrue(_check.urejanje(job, np.sort(keys), keys)[0])
+        self.assertFalse(_check.urejanje(job, keys, keys)[0])
+        x = vec(100, np.int32)
+        self.assertFalse(_check.prefiks(job, np.cumsum(x).astype(np.int32) + 1, x)[0])
+        self.assertTrue(_check.prefiks(job, np.cumsum(x).astype(np.int32), x)[0])
+        nan = np.array([1, np.nan, 0], np.float32)
+        self.assertTrue(_check.redukcija(job, (float("nan"), 1), nan, op="argmin")[0])
+        self.assertFalse(_check.redukcija(job, (0.0, 2), nan, op="argmin")[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
