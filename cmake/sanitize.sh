@@ -2,10 +2,10 @@
 # compute-sanitizer's TOOL (memcheck or racecheck) over a GoogleTest binary with its arguments, for
 # CTest (cmake/sanitizer_tests.cmake): exits 77, which CTest counts as skipped, when there is no GPU
 # to run on, so that a machine without one never reports the sanitizers as passed.
-#   bash cmake/sanitize.sh TOOL BINARY --gtest_filter=...
+#   bash cmake/sanitize.sh TOOL NAME BINARY --gtest_filter=...   (NAME: the suite, for the verdict line)
 set -uo pipefail
-tool=$1; shift
-what="$tool ${*:2}" # the tool and the binary's arguments, for the verdict line
+what="$1 $2" tool=$1
+shift 2
 skip() { echo "verdict: $what: skipped: $1"; exit 77; }
 if [[ ! -e /proc/driver/nvidia/version ]] && ! nvidia-smi -L >/dev/null 2>&1; then
   skip "no NVIDIA driver found (no GPU, or its driver is not installed)"

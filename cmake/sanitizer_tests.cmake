@@ -28,7 +28,7 @@ foreach(line IN LISTS listing)
 endforeach()
 
 foreach(suite IN LISTS suites)
-  add_test(memcheck.${suite} bash "${TECAJ_SANITIZE}" memcheck "${TECAJ_KERNEL_TESTS}" "--gtest_filter=${suite}.*")
+  add_test(memcheck.${suite} bash "${TECAJ_SANITIZE}" memcheck ${suite} "${TECAJ_KERNEL_TESTS}" "--gtest_filter=${suite}.*")
   set_tests_properties(memcheck.${suite} PROPERTIES LABELS memcheck SKIP_RETURN_CODE 77
                        ENVIRONMENT "TECAJ_MAX_N=70000")
 
@@ -51,7 +51,7 @@ foreach(suite IN LISTS suites)
   endforeach()
   if(matched)
     string(SUBSTRING "${filter}" 1 -1 filter)
-    add_test(racecheck.${suite} bash "${TECAJ_SANITIZE}" racecheck "${TECAJ_KERNEL_TESTS}" "--gtest_filter=${filter}")
+    add_test(racecheck.${suite} bash "${TECAJ_SANITIZE}" racecheck ${suite} "${TECAJ_KERNEL_TESTS}" "--gtest_filter=${filter}")
     set_tests_properties(racecheck.${suite} PROPERTIES LABELS racecheck SKIP_RETURN_CODE 77
                          ENVIRONMENT "TECAJ_MAX_N=5000")
   endif()

@@ -13,7 +13,7 @@
 //	bench pictures                    README's pictures: each sweep's .svg and .csv into OUT/images.tgz
 //
 // Flags come after the mode: -bin DIR (default $TECAJ_BIN, else bin), -out DIR (default $OUT,
-// else /tmp), -log FILE (default OUT/gpu-run-MODE.log); see `bench MODE -h` for the rest.
+// else /tmp), -log FILE (appended to; default OUT/gpu-run-MODE.log); `bench MODE -h` lists the rest.
 package main
 
 import (
@@ -43,7 +43,7 @@ func run(mode string, args []string, term io.Writer) int {
 	fs := flag.NewFlagSet("bench "+mode, flag.ContinueOnError)
 	bin := fs.String("bin", envOr("TECAJ_BIN", "bin"), "the folder of the commands")
 	out := fs.String("out", envOr("OUT", "/tmp"), "the folder for the log and the archives")
-	logPath := fs.String("log", "", "the log of every run's whole output (default OUT/gpu-run-MODE.log)")
+	logPath := fs.String("log", "", "the log every run's whole output is appended to (default OUT/gpu-run-MODE.log)")
 	rounds := fs.Int("rounds", 2, "ab: the rounds of each line")
 	timeout := fs.Duration("timeout", 0, "the time one run may take (0: no limit; ab's default 5m)")
 	name := fs.String("name", "", "ab: this bundle's name in the log and the table (default: the folder above -bin)")
@@ -73,7 +73,7 @@ func run(mode string, args []string, term io.Writer) int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
-	logFile, err := os.Create(*logPath)
+	logFile, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1

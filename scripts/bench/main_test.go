@@ -32,6 +32,8 @@ func TestSummary(t *testing.T) {
 		{"redukcija: no usable GPU: no NVIDIA driver found\n", 3,
 			[]string{"    exit 3 (see the log)", "redukcija: no usable GPU: no NVIDIA driver found"}},
 		{"", timedOut, []string{"    timed out after 5m0s (see the log)"}},
+		{"razlika: no NVIDIA driver found (no GPU, or its driver is not installed).\nThe host version runs without one\n", 3,
+			[]string{"    exit 3 (see the log)", "razlika: no NVIDIA driver found (no GPU, or its driver is not installed)."}},
 	}
 	for _, c := range cases {
 		if got := summary(c.output, c.code, 5*time.Minute); !reflect.DeepEqual(got, c.want) {

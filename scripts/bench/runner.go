@@ -52,22 +52,27 @@ func (s runSpec) header() string {
 var rowPattern = regexp.MustCompile(`copy \(read|^ +variant |^ +[a-z0-9]+ +([0-9]+|-) +([0-9]+|-) `)
 
 // hintPattern picks the line that says why a run failed.
-var hintPattern = regexp.MustCompile(`(?i)-blocks|-threads|error|usable|fail`)
+var hintPattern = regexp.MustCompile(`(?i)-blocks|-threads|error|usable|driver|fail`)
 
 // summary is a run's output as a person reads it: its rows (120 columns), and for a failure its
-// exit status and the first line that says why.
+// exit status and the first line that says why (else its first line that is not a row).
 func summary(output string, code int, timeout time.Duration) []string {
-	var lines, hint []string
+	var lines, hint, first []string
 	for _, line := range strings.Split(output, "\n") {
 		if rowPattern.MatchString(line) {
 			if len(line) > 120 {
 				line = line[:120]
 			}
 			lines = append(lines, line)
+		} else if first == nil && strings.TrimSpace(line) != "" {
+			first = []string{line}
 		}
 		if hint == nil && hintPattern.MatchString(line) {
 			hint = []string{line}
 		}
+	}
+	if hint == nil {
+		hint = first // (a message the pattern does not know: the output's first line)
 	}
 	switch {
 	case code == timedOut:
