@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds everything here, where Go is, and packs it into gpu-bundle/ for a GPU host without Go:
-# the commands, the GoogleTest binary, one `go test -c` binary per Go package, and run.sh, which
-# runs every test (also under compute-sanitizer) and the benchmark tables there.
-#   scripts/gpu-bundle.sh              # then copy gpu-bundle/ to the GPU host and run it there:
-#   rsync -a gpu-bundle gpuhost:       #   (or scp -r)
-#   ssh gpuhost bash gpu-bundle/run.sh quick
+# Builds everything here, where Go and the CUDA toolkit are, into gpu-bundle/ for a GPU host that
+# needs neither: the commands, the GoogleTest binary, one `go test -c` binary per Go package, the
+# benchmark runner (scripts/bench), a small CMake project that declares the same CTest tests over
+# these binaries, and run.sh, which runs them there. Copy the folder to the GPU host and run it:
+#   scripts/gpu-bundle.sh              # here
+#   rsync -a gpu-bundle gpuhost:       # (or scp -r gpu-bundle gpuhost:)
+#   ssh gpuhost bash gpu-bundle/run.sh quick   # there: every test (run.sh's head lists every mode)
 #   scripts/gpu-bundle.sh DIR          # the bundle into DIR instead (named gpu-bundle*), e.g. another
 #       commit's beside this one: `git worktree add ../a main && ../a/scripts/gpu-bundle.sh
 #       $PWD/gpu-bundle-a`; copy both over and compare them there with
@@ -12,6 +13,8 @@
 #   MINI=1 scripts/gpu-bundle.sh DIR   # the commands and the library only (no tests): enough for
 #       run.sh targets, grid, tables, ab and profile. For a commit whose script is older, copy this
 #       one into its worktree first.
+# The GPU host needs the NVIDIA driver, CMake 3.25 or newer (its ctest; `pip install cmake` is
+# enough) and, for the sanitizers and profiles, the CUDA toolkit's compute-sanitizer and ncu.
 #
 # The library's device code (CUB's sorts among it) is the bulk of the bundle: the commands and the
 # Go test binaries (-tags shared) load one lib/libtecaj.so (the GoogleTest binary links it
@@ -35,9 +38,14 @@ mini=${MINI:-0}
 if [[ $mini == 1 ]]; then cmake --build build -j"$(nproc)" --target tecaj_shared
 else cmake --build build -j"$(nproc)" --target all tecaj_shared; fi
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/tests" "$out/lib" "$out/src"
+mkdir -p "$out/bin" "$out/tests" "$out/lib" "$out/src" "$out/tools"
 cp build/shared/libtecaj.so "$out/lib/"
 go build -tags shared -ldflags='-s -w' -o "$out/bin" ./cmd/...
+# the benchmark runner and the profile's stall lines (run.sh targets, tables, ab, grid, pictures, profile)
+go build -ldflags='-s -w' -o "$out/tools/bench" ./scripts/bench
+cp scripts/ncu-stalls.py "$out/tools/"
+# CTest's tests over the bundle's binaries: cmake/tests.cmake, as the build tree declares them
+cp -r cmake "$out/" && cp cmake/bundle.cmake "$out/CMakeLists.txt"
 if [[ $mini != 1 ]]; then
   # the GoogleTest binary links the library statically: a test binary that loaded lib/libtecaj.so would
   # hold a second CUDA runtime (the library's, static in it), and the tests that ask the runtime about
@@ -62,7 +70,8 @@ for a in ${PTX_ARCHS:-}; do
 done
 # the sources and scripts/check-archs.sh, for run.sh archs (every .cu for every architecture)
 mkdir -p "$out/check/scripts" && cp -r cuda "$out/check/" && cp scripts/check-archs.sh "$out/check/scripts/"
-tar -C "$out" -czf "$out/bundle.tar.gz" bin tests lib src check $(cd "$out" && ls -d lib-ptx* 2>/dev/null)
-rm -rf "$out/bin" "$out/tests" "$out/lib" "$out/src" "$out/check" "$out"/lib-ptx*
+packed="bin tests lib src check tools cmake CMakeLists.txt $(cd "$out" && ls -d lib-ptx* 2>/dev/null || true)"
+tar -C "$out" -czf "$out/bundle.tar.gz" $packed
+(cd "$out" && rm -rf $packed)
 cp scripts/gpu-run.sh "$out/run.sh"
 du -sh "$out"

@@ -1,0 +1,58 @@
+# Run by CTest when it starts (cmake/tests.cmake): one memcheck test a suite of TECAJ_KERNEL_TESTS,
+# and one racecheck test a suite over its shared-memory tests, each through TECAJ_SANITIZE.
+cmake_policy(VERSION 3.25) # (CTest reads this file under its own, older policies)
+# racecheck's tests within each suite (gtest patterns), and the suites raced whole
+set(race_tests "EveryVariant*;Batches;BlockSizes;*Dimension*;BestMagnitude*;BestUint8*")
+set(race_suites "Primitives")
+
+if(NOT EXISTS "${TECAJ_KERNEL_TESTS}")
+  add_test(memcheck_NOT_BUILT memcheck_NOT_BUILT)
+  return()
+endif()
+execute_process(COMMAND "${TECAJ_KERNEL_TESTS}" --gtest_list_tests OUTPUT_VARIABLE listing
+                RESULT_VARIABLE code TIMEOUT 60)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "${TECAJ_KERNEL_TESTS} --gtest_list_tests failed (${code}): ${listing}")
+endif()
+# "Suite.\n  Test\n  Test\n": each suite's tests as Suite.Test
+string(REPLACE "\n" ";" listing "${listing}")
+set(suites "")
+foreach(line IN LISTS listing)
+  if(line MATCHES "^([A-Za-z0-9_/]+)\\.")
+    set(suite ${CMAKE_MATCH_1})
+    list(APPEND suites ${suite})
+    set(tests_${suite} "")
+  elseif(line MATCHES "^  ([A-Za-z0-9_/]+)")
+    list(APPEND tests_${suite} ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+
+foreach(suite IN LISTS suites)
+  add_test(memcheck.${suite} bash "${TECAJ_SANITIZE}" memcheck ${suite} "${TECAJ_KERNEL_TESTS}" "--gtest_filter=${suite}.*")
+  set_tests_properties(memcheck.${suite} PROPERTIES LABELS memcheck SKIP_RETURN_CODE 77
+                       ENVIRONMENT "TECAJ_MAX_N=70000")
+
+  if(suite IN_LIST race_suites)
+    set(patterns "*")
+  else()
+    set(patterns ${race_tests})
+  endif()
+  # the suite's filter, declared only where it names a test (an empty filter would pass unseen)
+  set(filter "")
+  set(matched FALSE)
+  foreach(p IN LISTS patterns)
+    string(APPEND filter ":${suite}.${p}")
+    string(REPLACE "*" ".*" regex "^${p}$")
+    foreach(t IN LISTS tests_${suite})
+      if(t MATCHES "${regex}")
+        set(matched TRUE)
+      endif()
+    endforeach()
+  endforeach()
+  if(matched)
+    string(SUBSTRING "${filter}" 1 -1 filter)
+    add_test(racecheck.${suite} bash "${TECAJ_SANITIZE}" racecheck ${suite} "${TECAJ_KERNEL_TESTS}" "--gtest_filter=${filter}")
+    set_tests_properties(racecheck.${suite} PROPERTIES LABELS racecheck SKIP_RETURN_CODE 77
+                         ENVIRONMENT "TECAJ_MAX_N=5000")
+  endif()
+endforeach()

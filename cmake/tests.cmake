@@ -1,0 +1,41 @@
+# The tests CTest runs, by label, for the build tree and for the GPU bundle's CMake project alike
+# (cmake/bundle.cmake), given a target kernel_tests (built, or imported from the bundle):
+#   gpu        every GoogleTest test, one CTest test each, and the Go tests
+#   memcheck   compute-sanitizer memcheck over the GoogleTest binary, one test a suite
+#   racecheck  racecheck over each suite's shared-memory tests
+# e.g. `ctest -L gpu`, `ctest -L memcheck -R Redukcija`. Without a GPU every GPU test is skipped,
+# with its reason; a sanitizer test is skipped too (cmake/sanitize.sh), never passed.
+# TECAJ_GO_TESTS: the bundle's `go test -c` binaries (go-PKG.test, each run in TECAJ_GO_SRC/PKG,
+# beside its testdata, with the commands of TECAJ_BIN_DIR and the libtecaj.so of TECAJ_LIB_DIR);
+# unset: `go test ./...` in the source tree.
+include(GoogleTest)
+gtest_discover_tests(kernel_tests DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                     PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" LABELS "gpu;gtest")
+
+# The sanitizers' tests are made when CTest starts, from the binary's own list of suites (as
+# gtest_discover_tests makes its tests), so that a new suite is sanitized without a change here.
+file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/sanitizer_tests_include.cmake" CONTENT
+"set(TECAJ_KERNEL_TESTS [==[$<TARGET_FILE:kernel_tests>]==])
+set(TECAJ_SANITIZE [==[${CMAKE_CURRENT_LIST_DIR}/sanitize.sh]==])
+include([==[${CMAKE_CURRENT_LIST_DIR}/sanitizer_tests.cmake]==])
+")
+set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${CMAKE_CURRENT_BINARY_DIR}/sanitizer_tests_include.cmake")
+
+if(TECAJ_GO_TESTS)
+  foreach(bin ${TECAJ_GO_TESTS})
+    get_filename_component(name ${bin} NAME_WE)
+    string(REGEX REPLACE "^go-" "" pkg ${name})
+    add_test(NAME go.${pkg} COMMAND ${bin} -test.v WORKING_DIRECTORY ${TECAJ_GO_SRC}/${pkg})
+    set_tests_properties(go.${pkg} PROPERTIES LABELS "gpu;go" RUN_SERIAL TRUE
+                         ENVIRONMENT "TECAJ_BIN=${TECAJ_BIN_DIR}"
+                         ENVIRONMENT_MODIFICATION "LD_LIBRARY_PATH=path_list_prepend:${TECAJ_LIB_DIR}")
+  endforeach()
+else()
+  find_program(GO_EXECUTABLE go)
+  if(GO_EXECUTABLE)
+    add_test(NAME go-test COMMAND ${GO_EXECUTABLE} test ./... WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+    set_tests_properties(go-test PROPERTIES LABELS "gpu;go" RUN_SERIAL TRUE)
+  else()
+    message(WARNING "go not found: CTest will not run `go test ./...`")
+  endif()
+endif()

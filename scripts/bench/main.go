@@ -1,0 +1,257 @@
+// Command bench runs the programs' benchmark lines on a GPU host, from a folder of the commands
+// (a GPU bundle's bin/, or a build's), and shows what each line printed: its copy line, its kernel
+// rows, a refusal, its exit status. Each run's whole output goes to the log; a failed line is
+// listed at the end, and the exit status is then 1.
+//
+//	bench targets [PROGRAM...]        each benchmark line once, best beside its library
+//	bench tables [PROGRAM...]         every benchmark line, every variant; each line's -csv into OUT/tables.tgz
+//	bench ab LINES|targets BUNDLE...  each line of LINES ("[VAR=VALUE...] PROGRAM ARGS") run by this
+//	                                  folder's commands and each other bundle's in turn, rounds
+//	                                  interleaved, then a table of the medians of their kernel rows
+//	bench ab-table [-base LABEL] LOG...   that table from ab's logs
+//	bench grid PROGRAM ARGS...        one line at several -threads x -blocks (-grid)
+//	bench pictures                    README's pictures: each sweep's .svg and .csv into OUT/images.tgz
+//
+// Flags come after the mode: -bin DIR (default $TECAJ_BIN, else bin), -out DIR (default $OUT,
+// else /tmp), -log FILE (appended to; default OUT/gpu-run-MODE.log); `bench MODE -h` lists the rest.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+const usage = `usage: bench targets|tables [PROGRAM...] | ab LINES|targets BUNDLE... | ab-table LOG... | grid PROGRAM ARGS... | pictures
+       (flags after the mode: bench MODE -h)`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	os.Exit(run(os.Args[1], os.Args[2:], os.Stdout))
+}
+
+// run runs one mode and returns the exit status: 0 every line passed, 1 one failed, 2 bad usage.
+func run(mode string, args []string, term io.Writer) int {
+	fs := flag.NewFlagSet("bench "+mode, flag.ContinueOnError)
+	bin := fs.String("bin", envOr("TECAJ_BIN", "bin"), "the folder of the commands")
+	out := fs.String("out", envOr("OUT", "/tmp"), "the folder for the log and the archives")
+	logPath := fs.String("log", "", "the log every run's whole output is appended to (default OUT/gpu-run-MODE.log)")
+	rounds := fs.Int("rounds", 2, "ab: the rounds of each line")
+	timeout := fs.Duration("timeout", 0, "the time one run may take (0: no limit; ab's default 5m)")
+	name := fs.String("name", "", "ab: this bundle's name in the log and the table (default: the folder above -bin)")
+	base := fs.String("base", "", "ab, ab-table: the bundle the others are compared with (default: the last named)")
+	grid := fs.String("grid", "512x0 256x0 256x264 256x528 256x1056 512x132 512x264", "grid: THREADSxBLOCKS ... (blocks 0: the variant's own)")
+	npp := fs.Bool("npp", false, "pictures: konvolucija's sweep with npp")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	args = fs.Args()
+	if mode == "ab-table" {
+		return abTableMode(*base, args, term)
+	}
+	need := map[string]int{"targets": 0, "tables": 0, "ab": 1, "grid": 1, "pictures": 0}
+	if min, ok := need[mode]; !ok || len(args) < min {
+		fmt.Fprintln(os.Stderr, usage)
+		return 2
+	}
+	if *logPath == "" {
+		suffix := mode
+		if mode == "ab" {
+			suffix = "ab-" + strings.TrimSuffix(filepath.Base(args[0]), ".lines")
+		}
+		*logPath = filepath.Join(*out, "gpu-run-"+suffix+".log")
+	}
+	if err := os.MkdirAll(filepath.Dir(*logPath), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	logFile, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer logFile.Close()
+	r := &runner{bin: *bin, term: term, log: logFile, timeout: *timeout}
+	switch mode {
+	case "targets":
+		err = r.targets(args)
+	case "tables":
+		err = r.tables(args, *out)
+	case "ab":
+		if *timeout == 0 {
+			r.timeout = 5 * time.Minute // (a 2^28 input's set-up on a fresh machine takes over a minute)
+		}
+		if *name == "" {
+			*name = filepath.Base(filepath.Dir(absOr(*bin)))
+		}
+		err = r.ab(args[0], args[1:], *name, *base, *rounds)
+	case "grid":
+		err = r.grid(args[0], args[1:], strings.Fields(*grid))
+	case "pictures":
+		err = r.pictures(*out, *npp)
+	}
+	if err != nil {
+		fmt.Fprintln(term, "bench:", err)
+		return 1
+	}
+	return r.verdict()
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func absOr(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// programs lists the commands in dir, by name.
+func programs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no commands in %s", dir)
+	}
+	return names, nil
+}
+
+// targetVariants is the variant list of a program's target line: best beside its library.
+func targetVariants(prog, args string) string {
+	switch {
+	case prog == "razdalja":
+		return "all" // best must be the fastest of them
+	case prog == "razlika":
+		return "best" // no library row; the copy is the bar
+	case prog == "konvolucija" && strings.Contains(args, "-border replicate"):
+		return "best,npp" // (npp's only border)
+	case prog == "konvolucija":
+		return "best"
+	}
+	return "best,cub"
+}
+
+// abVariants is the variant list of ab's targets: best beside its library (old bundles may lack npp).
+func abVariants(prog string) string {
+	if prog == "razlika" || prog == "konvolucija" {
+		return "best"
+	}
+	return "best,cub"
+}
+
+func (r *runner) targets(progs []string) error {
+	if len(progs) == 0 {
+		var err error
+		if progs, err = programs(r.bin); err != nil {
+			return err
+		}
+	}
+	for _, prog := range progs {
+		lines, err := r.benchmarks(r.bin, prog)
+		if err != nil {
+			r.fail(prog+" -benchmarks", err)
+			continue
+		}
+		for _, args := range lines {
+			r.one(runSpec{prog: prog, args: append([]string{"-variant", targetVariants(prog, args)}, strings.Fields(args)...)})
+		}
+	}
+	return nil
+}
+
+func (r *runner) tables(progs []string, out string) error {
+	if len(progs) == 0 {
+		var err error
+		if progs, err = programs(r.bin); err != nil {
+			return err
+		}
+	}
+	dir, err := os.MkdirTemp("", "tables")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for _, prog := range progs {
+		lines, err := r.benchmarks(r.bin, prog)
+		if err != nil {
+			r.fail(prog+" -benchmarks", err)
+			continue
+		}
+		for k, args := range lines {
+			fmt.Fprintln(r.term)
+			csv := filepath.Join(dir, fmt.Sprintf("%s-%d.csv", prog, k+1))
+			argv := append(append([]string{"-variant", "all"}, strings.Fields(args)...), "-csv", csv)
+			if code := r.tee(prog, argv); code != 0 {
+				r.failed = append(r.failed, prog+" "+args)
+			}
+		}
+		r.tee(prog, []string{"-info"})
+	}
+	archive := filepath.Join(out, "tables.tgz")
+	if err := writeTgz(archive, dir, ""); err != nil {
+		return err
+	}
+	fmt.Fprintln(r.term, "tables as data:", archive)
+	return nil
+}
+
+func (r *runner) grid(prog string, args []string, grid []string) error {
+	for _, g := range grid {
+		threads, blocks, ok := strings.Cut(g, "x")
+		if !ok {
+			return fmt.Errorf("grid %q: want THREADSxBLOCKS", g)
+		}
+		r.one(runSpec{prog: prog, args: append(append([]string{}, args...), "-threads", threads, "-blocks", blocks)})
+	}
+	return nil
+}
+
+// pictures: README's four pictures, each with its table and .csv.
+func (r *runner) pictures(out string, npp bool) error {
+	conv := "g,c,t,best"
+	if npp {
+		conv += ",npp"
+	}
+	pics := []struct{ name, prog, args string }{
+		// (named one by one, the variants outside their domain at 2^28 would be refused)
+		{"redukcija-staircase", "redukcija", "-n 2^28 -variant all"},
+		{"redukcija-sweep", "redukcija", "-n 2^10..2^28 -variant best,r6,cub"},
+		{"prefiks-sweep", "prefiks", "-n 2^10..2^28 -variant best,cub,grid"},
+		{"konvolucija-sweep", "konvolucija", "-n 2^16..2^26 -variant " + conv},
+	}
+	images := filepath.Join(out, "images")
+	if err := os.MkdirAll(images, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(images)
+	for _, p := range pics {
+		fmt.Fprintf(io.MultiWriter(r.term, r.log), "=== %s: %s %s\n", p.name, p.prog, p.args)
+		file := filepath.Join(images, p.name)
+		if r.tee(p.prog, append(strings.Fields(p.args), "-plot", file+".svg", "-csv", file+".csv")) != 0 {
+			r.failed = append(r.failed, p.name)
+		}
+	}
+	return writeTgz(filepath.Join(out, "images.tgz"), images, "images")
+}
