@@ -9,6 +9,8 @@ set(TECAJ_KERNEL_TESTS ${CMAKE_SOURCE_DIR}/tests/kernel_tests CACHE FILEPATH "th
 set(TECAJ_LIB_DIR ${CMAKE_SOURCE_DIR}/lib CACHE PATH "the folder of libtecaj.so the Go tests load")
 set(TECAJ_BIN_DIR ${CMAKE_SOURCE_DIR}/bin)
 set(TECAJ_GO_SRC ${CMAKE_SOURCE_DIR}/src)
+set(TECAJ_PYTHON_DIR ${CMAKE_SOURCE_DIR}/python)
+set(TECAJ_PYTHON_LIBRARY ${TECAJ_LIB_DIR}/libtecaj.so)
 file(GLOB TECAJ_GO_TESTS ${CMAKE_SOURCE_DIR}/tests/go-*.test)
 
 enable_testing()

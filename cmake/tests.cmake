@@ -3,6 +3,7 @@
 #   gpu        every GoogleTest test, one CTest test each, and the Go tests
 #   memcheck   compute-sanitizer memcheck over the GoogleTest binary, one test a suite
 #   racecheck  racecheck over each suite's shared-memory tests
+#   python     the Python package's tests (python/tests: host-only ones, and GPU ones that skip without one)
 # e.g. `ctest -L gpu`, `ctest -L memcheck -R Redukcija`. Without a GPU every GPU test is skipped,
 # with its reason; a sanitizer test is skipped too (cmake/sanitize.sh), never passed.
 # TECAJ_GO_TESTS: the bundle's `go test -c` binaries (go-PKG.test, each run in TECAJ_GO_SRC/PKG,
@@ -38,4 +39,19 @@ else()
   else()
     message(WARNING "go not found: CTest will not run `go test ./...`")
   endif()
+endif()
+
+# The Python package over the library's libtecaj.so: TECAJ_PYTHON_DIR (python/) and
+# TECAJ_PYTHON_LIBRARY (the shared library; the bundle sets both). It needs python3 with numpy.
+if(NOT DEFINED TECAJ_PYTHON_DIR)
+  set(TECAJ_PYTHON_DIR ${CMAKE_SOURCE_DIR}/python)
+  set(TECAJ_PYTHON_LIBRARY $<TARGET_FILE:tecaj_shared>)
+endif()
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND AND EXISTS ${TECAJ_PYTHON_DIR}/tests)
+  add_test(NAME python COMMAND ${Python3_EXECUTABLE} -m unittest discover -v -s ${TECAJ_PYTHON_DIR}/tests)
+  set_tests_properties(python PROPERTIES LABELS "gpu;python"
+                       ENVIRONMENT "PYTHONPATH=${TECAJ_PYTHON_DIR};TECAJ_LIBRARY=${TECAJ_PYTHON_LIBRARY}")
+else()
+  message(WARNING "python3 or python/tests not found: CTest will not run the Python package's tests")
 endif()

@@ -46,6 +46,7 @@ go build -ldflags='-s -w' -o "$out/tools/bench" ./scripts/bench
 cp scripts/ncu-stalls.py "$out/tools/"
 # CTest's tests over the bundle's binaries: cmake/tests.cmake, as the build tree declares them
 cp -r cmake "$out/" && cp cmake/bundle.cmake "$out/CMakeLists.txt"
+mkdir -p "$out/python" && cp -r python/tecaj python/tests python/bench_overhead.py "$out/python/"
 if [[ $mini != 1 ]]; then
   # the GoogleTest binary links the library statically: a test binary that loaded lib/libtecaj.so would
   # hold a second CUDA runtime (the library's, static in it), and the tests that ask the runtime about
@@ -70,7 +71,7 @@ for a in ${PTX_ARCHS:-}; do
 done
 # the sources and scripts/check-archs.sh, for run.sh archs (every .cu for every architecture)
 mkdir -p "$out/check/scripts" && cp -r cuda "$out/check/" && cp scripts/check-archs.sh "$out/check/scripts/"
-packed="bin tests lib src check tools cmake CMakeLists.txt $(cd "$out" && ls -d lib-ptx* 2>/dev/null || true)"
+packed="bin tests lib src check tools cmake python CMakeLists.txt $(cd "$out" && ls -d lib-ptx* 2>/dev/null || true)"
 tar -C "$out" -czf "$out/bundle.tar.gz" $packed
 (cd "$out" && rm -rf $packed)
 cp scripts/gpu-run.sh "$out/run.sh"
