@@ -467,3 +467,235 @@ TEST(Primitives, ReduceBestArgOfBothIndexWidths) {
     check_best_arg_widths<float>(100);
     check_best_arg_widths<int>(200);
 }
+
+// ---- tile_state.cuh: the one inter-block protocol -----------------------------------------------
+
+namespace {
+
+using tc::tile::Epoch;
+using tc::tile::kAggregate;
+using tc::tile::kInclusive;
+using tc::tile::kInvalid;
+using FewPolls = tc::tile::SleepGiveUp<7>;  // gives up after a few polls: a lost word returns at once
+
+// A status word as the layout says, written out apart from TileState::make: value, status (2
+// bits), epoch (30 bits).
+uint64_t layout_word(uint32_t value, uint32_t status, uint32_t epoch) {
+    return uint64_t(value) | uint64_t(status) << 32 | uint64_t(epoch & ((1u << 30) - 1u)) << 34;
+}
+
+// A chain across blocks, one thread each: block b publishes its K values as aggregates, waits for
+// block b-1's K inclusive words (an aggregate must not pass), records what it took in seen, and
+// publishes its inclusive sums. The epoch moves on by one of Epoch's rules: the last block (it has
+// the whole chain: every block has read the epoch), or the count.
+template <class Wait, int K, bool Counted>
+__global__ void chain_kernel(const uint32_t *in, uint32_t *seen, Epoch *epoch, uint64_t *words, int *gave_up) {
+    const uint32_t run = epoch->read();
+    const tc::tile::TileState<Wait> state{words, run};
+    const int64_t b = blockIdx.x;
+    uint32_t sum[K];
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        sum[q] = in[b * K + q];
+        state.publish_aggregate(b * K + q, sum[q]);
+    }
+    if (b > 0) {
+        uint64_t w[K];
+        if (!state.wait_inclusive((b - 1) * K, w)) atomicAdd(gave_up, 1);
+#pragma unroll
+        for (int q = 0; q < K; ++q) {
+            seen[b * K + q] = tc::tile::value_of(w[q]);
+            sum[q] += tc::tile::value_of(w[q]);
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < K; ++q) state.publish_inclusive(b * K + q, sum[q]);
+    if constexpr (Counted) epoch->advance_if_last(epoch->count_done(), gridDim.x);
+    else if (b == gridDim.x - 1) epoch->advance(run);
+}
+
+// `runs` runs of the chain over one scratch, never cleared, from the epoch word `start`: each run
+// with new random inputs, so a word a previous run left that passed for this run's would give a
+// wrong sum. Checks what every block took, the words left, and the epoch after each run; returns
+// the runs checked.
+template <class Wait, int K, bool Counted>
+int check_chain(int blocks, uint32_t start, int runs, uint64_t seed) {
+    const size_t items = size_t(blocks) * K;
+    const uint32_t poison = 0x9e3779b9u;
+    DeviceBuffer<uint32_t> in(items), seen(items + 1);
+    DeviceBuffer<Epoch> epoch(1);
+    DeviceBuffer<uint64_t> words(items);
+    DeviceBuffer<int> gave_up(1);
+    epoch.upload({Epoch{start}});
+    std::mt19937_64 rng(seed);
+    const std::string what = "blocks " + std::to_string(blocks) + " K " + std::to_string(K) +
+                             (Counted ? " counted" : " last advances") + " start " + std::to_string(start);
+    for (int r = 0; r < runs; ++r) {
+        const uint32_t run = start + uint32_t(r) * tc::tile::kEpochStep;
+        std::vector<uint32_t> h(items);
+        for (auto &x : h) x = uint32_t(rng());
+        in.upload(h);
+        seen.upload(std::vector<uint32_t>(items + 1, poison));
+        chain_kernel<Wait, K, Counted><<<blocks, 1>>>(in.ptr, seen.ptr, epoch.ptr, words.ptr, gave_up.ptr);
+        EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
+        EXPECT_EQ(gave_up.download(1)[0], 0) << what << " run " << r;
+        const auto got = seen.download(items + 1);
+        const auto left = words.download(items);
+        std::vector<uint32_t> sum(K, 0);
+        int bad = 0;
+        for (int b = 0; b < blocks; ++b)
+            for (int q = 0; q < K; ++q) {
+                const size_t i = size_t(b) * K + q;
+                const uint32_t want_seen = b == 0 ? poison : sum[q];  // block 0 waits for nothing
+                sum[q] += h[i];
+                if ((got[i] != want_seen || left[i] != layout_word(sum[q], kInclusive, run >> 2)) && bad++ < 3)
+                    ADD_FAILURE() << what << " run " << r << " block " << b << " word " << q << ": took " << got[i]
+                                  << ", want " << want_seen << "; left " << std::hex << left[i] << std::dec;
+            }
+        EXPECT_EQ(got[items], poison) << what << ": the guard word after seen";
+        const Epoch after = epoch.download(1)[0];
+        EXPECT_EQ(after.word, uint64_t(uint32_t(run + tc::tile::kEpochStep))) << what << " run " << r << ": the next epoch, no blocks done";
+        if (bad) return r;
+    }
+    return runs;
+}
+
+template <class Wait, int K, bool Counted>
+int check_chains() {
+    int cases = 0;
+    for (int blocks : {1, 2, 31, 33, 1025, 4099})
+        for (uint32_t start : {0u, 0xfffffff4u})  // zero-filled, and three runs before the epoch wraps
+            cases += check_chain<Wait, K, Counted>(blocks, start, 5, uint64_t(blocks) * 131 + K);
+    return cases;
+}
+
+// One reader: wait on each of words 0..K-1, then wait_inclusive on all K, under FewPolls. out:
+// per word its wait's answer and value, then wait_inclusive's answer.
+template <int K>
+__global__ void read_kernel(Epoch *epoch, uint64_t *words, uint32_t *out) {
+    const tc::tile::TileState<FewPolls> state{words, epoch->read()};
+    for (int q = 0; q < K; ++q) {
+        uint64_t w;
+        out[2 * q] = state.wait(q, w);
+        out[2 * q + 1] = tc::tile::value_of(w);
+    }
+    uint64_t w[K];
+    out[2 * K] = state.wait_inclusive(0, w);
+}
+
+}  // namespace
+
+// The word's layout and this run's tests on it, on the host: a word passes only in its own run
+// (epochs one apart either way, across the wrap, do not), with the status asked for.
+TEST(Primitives, TileStateWordsOnTheHost) {
+    std::mt19937_64 rng(47);
+    int cases = 0;
+    for (int trial = 0; trial < 1000; ++trial) {
+        const uint32_t epoch = trial < 3 ? uint32_t(trial) - 1u : uint32_t(rng());  // 2^30-1 (wraps), 0, 1, random
+        const uint32_t value = uint32_t(rng());
+        const tc::tile::TileState<FewPolls> state{nullptr, (epoch & ((1u << 30) - 1u)) << 2};
+        for (uint32_t status : {kInvalid, kAggregate, kInclusive}) {
+            EXPECT_EQ(state.make(value, status), layout_word(value, status, epoch));
+            for (uint32_t other : {epoch - 1u, epoch, epoch + 1u}) {
+                const uint64_t w = layout_word(value, status, other);
+                const bool mine = other == epoch && status != kInvalid;
+                EXPECT_EQ(state.published(w), mine) << epoch << " " << other << " " << status;
+                EXPECT_EQ(state.published_inclusive(w), mine && status == kInclusive);
+                EXPECT_EQ(tc::tile::value_of(w), value);
+                EXPECT_EQ(tc::tile::status_of(w), status);
+                ++cases;
+            }
+        }
+    }
+    EXPECT_EQ(cases, 9000);
+}
+
+// Publish and wait across blocks, and epochs across runs: the chain at odd block counts, both
+// wait policies, one and three words a block, both epoch rules, five runs a scratch.
+TEST(Primitives, TileStateChainAcrossBlocksAndRuns) {
+    REQUIRE_GPU();
+    int cases = 0;
+    cases += check_chains<tc::tile::Spin, 1, false>();
+    cases += check_chains<tc::tile::Spin, 3, false>();
+    cases += check_chains<tc::tile::SleepGiveUp<>, 1, true>();
+    cases += check_chains<tc::tile::SleepGiveUp<>, 3, true>();
+    cases += check_chains<tc::tile::SleepGiveUp<>, 1, false>();
+    cases += check_chains<tc::tile::Spin, 3, true>();
+    EXPECT_EQ(cases, 6 * 6 * 2 * 5) << "runs checked";
+}
+
+// Stale words never pass: words planted from the run before (across the wrap too), the run after,
+// this run unpublished and zero-filled; a reader takes only this run's, with the status asked for,
+// and gives up on the rest (FewPolls) instead of hanging.
+TEST(Primitives, TileStateStaleWordsNeverPass) {
+    REQUIRE_GPU();
+    constexpr int K = 3;
+    DeviceBuffer<Epoch> epoch(1);
+    DeviceBuffer<uint64_t> words(K);
+    DeviceBuffer<uint32_t> out(2 * K + 1);
+    std::mt19937_64 rng(4747);
+    int cases = 0;
+    struct Planted {
+        int age;  // the word's epoch minus the run's
+        uint32_t status;
+    };
+    const std::vector<Planted> kinds = {{0, kInclusive}, {0, kAggregate}, {0, kInvalid}, {-1, kInclusive},
+                                        {-1, kAggregate}, {1, kInclusive}, {1, kAggregate}};
+    for (uint32_t run_epoch : {0u, 1u, (1u << 30) - 1u, uint32_t(rng()) & ((1u << 30) - 1u)})
+        for (int trial = 0; trial < 40; ++trial) {
+            std::vector<uint64_t> planted(K);
+            std::vector<Planted> what(K);
+            std::vector<uint32_t> values(K);
+            // any kinds; all this run's inclusive (wait_inclusive passes); aggregates; this run's, mixed
+            const bool zero = trial == 5;  // zero-filled (with run_epoch 0: epoch 0, kInvalid)
+            for (int q = 0; q < K; ++q) {
+                const int k = trial % 4 == 0 ? int(rng() % kinds.size()) : trial % 4 == 1 ? 0 : trial % 4 == 2 ? 1 : int(rng() % 2);
+                what[q] = kinds[k];
+                values[q] = uint32_t(rng());
+                planted[q] = zero ? 0 : layout_word(values[q], what[q].status, run_epoch + uint32_t(what[q].age));
+            }
+            epoch.upload({Epoch{uint64_t(run_epoch << 2)}});
+            words.upload(planted);
+            out.upload(std::vector<uint32_t>(2 * K + 1, 7u));  // poison: no answer is 7
+            read_kernel<K><<<1, 1>>>(epoch.ptr, words.ptr, out.ptr);
+            ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+            const auto got = out.download(2 * K + 1);
+            bool all_inclusive = true;
+            for (int q = 0; q < K; ++q) {
+                const bool mine = !zero && what[q].age == 0, ok = mine && what[q].status != kInvalid;
+                all_inclusive &= mine && what[q].status == kInclusive;
+                EXPECT_EQ(got[2 * q], ok ? 1u : 0u) << "epoch " << run_epoch << " trial " << trial << " word " << q;
+                if (ok) EXPECT_EQ(got[2 * q + 1], values[q]) << "epoch " << run_epoch << " trial " << trial << " word " << q;
+            }
+            EXPECT_EQ(got[2 * K], all_inclusive ? 1u : 0u) << "epoch " << run_epoch << " trial " << trial << ": wait_inclusive";
+            ++cases;
+        }
+    EXPECT_EQ(cases, 4 * 40);
+}
+
+// Give-up: readers on words nobody publishes (zero-filled, epoch 0 as the run's) return the
+// give-up answer under SleepGiveUp with a few polls, each of them, at odd reader counts.
+__global__ void give_up_kernel(Epoch *epoch, uint64_t *words, uint32_t *out, int readers) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= readers) return;
+    const tc::tile::TileState<FewPolls> state{words, epoch->read()};
+    uint64_t w;
+    out[i] = state.wait(i, w) ? 1u : 0u;
+}
+
+TEST(Primitives, TileStateGivesUp) {
+    REQUIRE_GPU();
+    int cases = 0;
+    for (int readers : {1, 33, 1025}) {
+        DeviceBuffer<Epoch> epoch(1);
+        DeviceBuffer<uint64_t> words(readers);
+        DeviceBuffer<uint32_t> out(readers);
+        out.upload(std::vector<uint32_t>(readers, 7u));  // poison: neither answer
+        give_up_kernel<<<(readers + 127) / 128, 128>>>(epoch.ptr, words.ptr, out.ptr, readers);
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+        const auto got = out.download(readers);
+        EXPECT_EQ(std::count(got.begin(), got.end(), 0u), readers) << readers << " readers: every one gives up";
+        ++cases;
+    }
+    EXPECT_EQ(cases, 3);
+}

@@ -28,12 +28,11 @@ namespace {
 // reader needs nothing else ordered before it: the words are stored and loaded relaxed, as CUB's
 // single-word tile states are (a release store was a MEMBAR.ALL.GPU on warp 0's path twice a
 // tile, while the other warps waited at the barrier, and an acquire load an L1 invalidation).
-// Status words carry a run epoch (30 bits), so no run needs the statuses cleared. The epoch and a
-// count of the tiles done publishing share one 64-bit word: a block reads the epoch as its loads
-// go out, and counts itself done after publishing (one atomic, whose answer it looks at only
-// after its stores are issued); the tile that counts last knows every tile has read the epoch,
-// and readies the next run (epoch + 1, count 0). A look-back that spins too long (a bug, not a
-// state the design reaches) gives up rather than hang, and the result fails its check.
+// Status words carry a run epoch, so no run needs the statuses cleared: a block reads the epoch
+// as its loads go out, and counts itself done after publishing (tile::Epoch's counted rule: one
+// atomic, whose answer it looks at only after its stores are issued); the tile that counts last
+// readies the next run. A look-back that waits too long (a bug, not a state the design reaches)
+// gives up rather than hang (tile::SleepGiveUp), and the result fails its check.
 // Rows of 128 a warp: 16 (tiles of 16384) for large plain scans, where fewer tiles mean fewer
 // look-backs a byte; 8 (8192) for n too small to give every SM a few tiles of 16384; 7 (7168)
 // for segmented scans (pairs take more registers: see best_blocks_per_sm).
@@ -57,15 +56,11 @@ inline int best_rows(bool segmented, int64_t n, const tc_device &dev) {
 __host__ __device__ constexpr int best_blocks_per_sm(bool segmented, int rows) { return segmented ? 4 : rows == 16 ? 2 : 0; }
 constexpr int kBestStack = 256;  // aggregates a look-back may hold before it waits for an inclusive prefix
 
-struct BestState {
-    unsigned long long epoch_done;  // the run's epoch (high 32 bits) and the tiles done publishing (low 32)
-};
-
-// The tiles' and groups' status words, and the wait on them: tile_state.cuh's protocol.
+// The tiles' and groups' status words, and the wait on them: tile_state.cuh's protocol, polling
+// with a sleep and giving up.
+using BestTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
 using tc::tile::kAggregate;
 using tc::tile::kInclusive;
-using tc::tile::published;
-using tc::tile::status_of;
 
 // The element a pass scans: the value, or the (value, head flag) pair; and its operator.
 template <typename T, bool SEG>
@@ -136,20 +131,19 @@ struct Prefixes<Seg<T>, ROWS> {
     __device__ __forceinline__ Seg<T> get(int r) const { return {v[r], (f >> r) & 1u}; }
 };
 
-// Warp 0: the left fold of every aggregate before `tile` in `statuses` (group_prefix: the group words).
+// Warp 0: the left fold of every aggregate before `tile` in `words` (group_prefix: the group words).
 template <typename T, typename Op>
-__device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, uint32_t *stack) {
+__device__ T look_back(const BestTiles &words, int64_t tile, uint32_t *stack) {
     const int lane = threadIdx.x & 31;
     const Op op{};
     int depth = 0;
-    uint32_t spins = 0;
+    BestTiles::Polls polls;
     for (int64_t hi = tile - 1;;) {  // the window: hi (lane 0) down to hi - 31 (lane 31)
         const int64_t j = hi - lane;
-        uint64_t w = tc::tile::word(bits_of(tc::identity<T, Op>()), kInclusive, epoch);  // before tile 0: never chosen
-        if (j >= 0) w = cuda::atomic_ref<const uint64_t, cuda::thread_scope_device>(statuses[j]).load(cuda::memory_order_relaxed);
-        const uint32_t status = status_of(w);
-        const bool valid = published(w, epoch);
-        const unsigned inclusive = __ballot_sync(tc::kFullWarp, valid && status == kInclusive), missing = __ballot_sync(tc::kFullWarp, !valid);
+        uint64_t w = words.make(bits_of(tc::identity<T, Op>()), kInclusive);  // before tile 0: never chosen
+        if (j >= 0) w = words.load(j);
+        const unsigned inclusive = __ballot_sync(tc::kFullWarp, words.published_inclusive(w)),
+                       missing = __ballot_sync(tc::kFullWarp, !words.published(w));
         const int first = inclusive ? __ffs(int(inclusive)) - 1 : 32;  // the nearest inclusive prefix
         const unsigned before_it = first == 32 ? tc::kFullWarp : (1u << first) - 1u;
         if (!(missing & before_it)) {  // every word up to it is published
@@ -170,12 +164,12 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
                 __syncwarp();
                 depth += 32;
                 hi -= 32;
-                spins = 0;
+                polls = BestTiles::Polls();
                 continue;
             }
         }
         // not published yet (or the stack is full: wait for an inclusive prefix)
-        if (!tc::tile::poll_again(spins)) return tc::identity<T, Op>();  // gave up (never expected): the check fails
+        if (!polls.again()) return tc::identity<T, Op>();  // gave up (never expected): the check fails
     }
 }
 
@@ -188,24 +182,16 @@ __device__ T look_back(const uint64_t *statuses, int64_t tile, uint32_t epoch, u
 // head lies in it), then, once it knows the groups before, the group's inclusive prefix. own:
 // this tile's aggregate and pair flag (tile 0 and a tile with a head: 1).
 template <typename T, typename Op>
-__device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t tile, T own, bool own_flag, uint32_t epoch,
-                          uint32_t *stack) {
+__device__ T group_prefix(const BestTiles &tiles, const BestTiles &groups, int64_t tile, T own, bool own_flag, uint32_t *stack) {
     const int lane = threadIdx.x & 31, i = int(tile % 32);
     const int64_t g = tile / 32;
     const Op op{};
     Seg<T> x = {tc::identity<T, Op>(), 0u};  // lanes past i: never taken into lane i's scan
     bool gave_up = false;
     if (lane < i) {  // the group's tiles before this one: their aggregates and flags
-        const cuda::atomic_ref<const uint64_t, cuda::thread_scope_device> word(statuses[32 * g + lane]);
-        uint64_t w = word.load(cuda::memory_order_relaxed);
-        for (uint32_t spins = 0; !published(w, epoch);) {
-            if (!tc::tile::poll_again(spins)) {
-                gave_up = true;
-                break;
-            }
-            w = word.load(cuda::memory_order_relaxed);
-        }
-        x = {from_bits<T>(tc::tile::value_of(w)), status_of(w) == kInclusive ? 1u : 0u};
+        uint64_t w;
+        gave_up = !tiles.wait(32 * g + lane, w);
+        x = {from_bits<T>(tc::tile::value_of(w)), tc::tile::status_of(w) == kInclusive ? 1u : 0u};
     } else if (lane == i) {
         x = {own, own_flag ? 1u : 0u};
     }
@@ -215,13 +201,10 @@ __device__ T group_prefix(const uint64_t *statuses, uint64_t *groups, int64_t ti
     const T in_group = __shfl_sync(tc::kFullWarp, before.v, i);
     const bool headed = __shfl_sync(tc::kFullWarp, before.f, i) != 0u;
     if (__any_sync(tc::kFullWarp, gave_up)) return tc::identity<T, Op>();  // (never expected): the check fails
-    const cuda::atomic_ref<uint64_t, cuda::thread_scope_device> group(groups[g]);
-    if (i == 31 && lane == 0)
-        group.store(tc::tile::word(bits_of(total.v), total.f ? kInclusive : kAggregate, epoch), cuda::memory_order_relaxed);
+    if (i == 31 && lane == 0) groups.publish(g, bits_of(total.v), total.f ? kInclusive : kAggregate);
     if (headed) return in_group;  // a head lies before this tile in its group
-    const T before_group = look_back<T, Op>(groups, g, epoch, stack);
-    if (i == 31 && lane == 0 && !total.f)
-        group.store(tc::tile::word(bits_of(op(before_group, total.v)), kInclusive, epoch), cuda::memory_order_relaxed);
+    const T before_group = look_back<T, Op>(groups, g, stack);
+    if (i == 31 && lane == 0 && !total.f) groups.publish_inclusive(g, bits_of(op(before_group, total.v)));
     return op(before_group, in_group);
 }
 
@@ -238,7 +221,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
 
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
 __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n, const T *initial,
-                                                         BestState *state, uint64_t *statuses, uint64_t *groups, int64_t tiles, int64_t ahead) {
+                                                         tc::tile::Epoch *epoch_word, uint64_t *statuses, uint64_t *groups, int64_t tiles, int64_t ahead) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
     using O = BestOp<Op, SEG>;
@@ -252,8 +235,7 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t tile = blockIdx.x, warp_base = tile * kBestTile + int64_t(warp) * (32 * kBestItems);
     uint32_t epoch = 0;  // (warp 0 publishes and looks back; its load goes out with the data's)
-    if (warp == 0)
-        epoch = uint32_t(cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(state->epoch_done).load(cuda::memory_order_relaxed) >> 32);
+    if (warp == 0) epoch = epoch_word->read();
     // load: row r of the warp is warp_base + 128 r; the lane's 4 elements start at + 4 lane
     const bool whole = (tile + 1) * kBestTile <= n && (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
                        (reinterpret_cast<uintptr_t>(out) & 15) == 0 && (!SEG || (reinterpret_cast<uintptr_t>(flags) & 3) == 0);
@@ -328,20 +310,18 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     unsigned long long done = 0;  // (thread 0: the count of tiles done publishing before this one)
     if (warp == 0) {
         T prefix = tc::identity<T, Op>(), inclusive = value_of(aggregate);
-        cuda::atomic_ref<uint64_t, cuda::thread_scope_device> mine(statuses[tile]);
+        const BestTiles tile_words{statuses, epoch}, group_words{groups, epoch};
         bool headed = false;  // a segmented tile with a head: its inclusive prefix is its aggregate's value
         if constexpr (SEG) headed = aggregate.f != 0;
         if (tile == 0 && initial) {  // several GPUs: a later slice starts from the slices before it
             prefix = *initial;
             if (!headed) inclusive = Op{}(prefix, inclusive);
         }
-        if (lane == 0)
-            mine.store(tc::tile::word(bits_of(inclusive), tile == 0 || headed ? kInclusive : kAggregate, epoch),
-                       cuda::memory_order_relaxed);
-        if (tile > 0) prefix = group_prefix<T, Op>(statuses, groups, tile, value_of(aggregate), headed, epoch, stack);
+        if (lane == 0) tile_words.publish(tile, bits_of(inclusive), tile == 0 || headed ? kInclusive : kAggregate);
+        if (tile > 0) prefix = group_prefix<T, Op>(tile_words, group_words, tile, value_of(aggregate), headed, stack);
         if (lane == 0) {
             prefix_shared = prefix;
-            done = atomicAdd(&state->epoch_done, 1ull);  // this tile has published (the answer is looked at last)
+            done = epoch_word->count_done();  // this tile has published (the answer is looked at last)
         }
     }
     __syncthreads();
@@ -373,7 +353,7 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
         }
     }
     // the tile that counted last: every tile has read the epoch, so the next run may have the next one
-    if (threadIdx.x == 0 && int64_t(uint32_t(done)) == tiles - 1) state->epoch_done = ((done >> 32) + 1) << 32;
+    if (threadIdx.x == 0) epoch_word->advance_if_last(done, tiles);
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
     case VBEST: {
         const int rows = p.rows;
         const int64_t tiles = tc::ceil_div(n, best_tile(rows)), ahead = p.ahead;
-        BestState *state = L.take<BestState>(1);
+        tc::tile::Epoch *state = L.take<tc::tile::Epoch>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
         uint64_t *groups = L.take<uint64_t>(tc::ceil_div(tiles, 32));
 #define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, initial, state, statuses, groups, tiles, ahead)))

@@ -14,7 +14,6 @@
 #include "runtime/common.cuh"
 #include "toolbox/primitives.cuh"
 #include "toolbox/tile_state.cuh"
-#include <cuda/atomic>
 #include <cuda/std/type_traits>
 
 namespace tc {
@@ -58,7 +57,7 @@ struct Element<T, tc::KeyValue<T>> {
     __host__ __device__ __forceinline__ static tc::KeyValue<T> at(T x, T, int64_t i, Map) { return {x, i}; }
 };
 
-// best's scratch: a 256-byte header (the run's epoch), then the partials (at most 16 bytes each),
+// best's scratch: a 256-byte header (the run's tile::Epoch), then the partials (at most 16 bytes each),
 // each 32-bit word of them in a status word (8 bytes); zero-filled once. The kernel takes the
 // scratch whole and finds both here.
 constexpr size_t kBestHeader = 256;
@@ -184,8 +183,8 @@ __host__ __device__ __forceinline__ KeyValue<T> arg_unpack(uint64_t word, const 
 template <typename T, typename A, typename Op, Map M, bool Narrow = false>
 __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const T *b, A *result,
                                                                unsigned char *scratch, int64_t n) {
-    unsigned *const epoch = reinterpret_cast<unsigned *>(scratch);
-    unsigned long long *const slots = reinterpret_cast<unsigned long long *>(scratch + kBestHeader);  // kWords a block
+    tile::Epoch *const epoch = reinterpret_cast<tile::Epoch *>(scratch);
+    uint64_t *const slots = reinterpret_cast<uint64_t *>(scratch + kBestHeader);  // kWords a block
     constexpr int W = 16 / sizeof(T);  // elements a 16-byte load brings
     struct alignas(16) Vec { T x[W]; };
     constexpr bool kArg = kArgOp<Op>;
@@ -199,8 +198,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // thread 0 loads the epoch now and puts it in shared memory only after its own loads have
     // gone out (below): a store to shared memory right here waited for the load, and every block's
     // warp 0 sent its data loads one L2 round trip late
-    const unsigned epoch_read =
-        threadIdx.x == 0 ? cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).load(cuda::memory_order_relaxed) : 0u;
+    const unsigned epoch_read = threadIdx.x == 0 ? epoch->read() : 0u;
     const Op op{};
     constexpr bool kLess = cuda::std::is_same<Op, tc::ArgMin>::value;
     constexpr bool kTwo = two_inputs(M);
@@ -312,7 +310,8 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     // (Storing a wider partial first and a flag after, with release order, put a second round
     // trip behind the flag: argmin and razdalja at 10^6 got slower than with a ticket.)
     const unsigned epoch_now = epoch_shared;
-    const uint32_t tag = epoch_now + tile::kInclusive;  // (the header counts runs in kEpochSteps)
+    // the partials' words; the last block spins (it waits only for blocks that wait for nothing)
+    const tile::TileState<tile::Spin> partials{slots, epoch_now};
     constexpr int kWords = int(sizeof(P) / 4);
     static_assert(sizeof(P) % 4 == 0, "a partial is whole 32-bit words");
     const bool last = blockIdx.x == gridDim.x - 1;
@@ -320,9 +319,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         uint32_t word[kWords];
         memcpy(word, &block_total, sizeof(P));
 #pragma unroll
-        for (int q = 0; q < kWords; ++q)
-            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(blockIdx.x) * kWords + q])
-                .store(tile::tagged(word[q], tag), cuda::memory_order_relaxed);
+        for (int q = 0; q < kWords; ++q) partials.publish_inclusive(int64_t(blockIdx.x) * kWords + q, word[q]);
     }
     // The grid's last block (dispatched last) waits for every partial: only it waits, and for
     // blocks that wait for nothing, so no grid size can deadlock.
@@ -336,31 +333,15 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     __shared__ P own;
     if (threadIdx.x == 0) own = block_total;
     __syncthreads();
-    const auto slot = [slots](int k, int q) {
-        return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slots[int64_t(k) * kWords + q]);
-    };
     P v = tc::identity<P, POp>();
     for (int k = threadIdx.x; k < int(gridDim.x); k += blockDim.x) {
         if (k == int(gridDim.x) - 1) {
             v = pop(v, own);
             continue;
         }
-        unsigned long long w[kWords];
+        uint64_t w[kWords];
         uint32_t word[kWords];
-#pragma unroll
-        for (int q = 0; q < kWords; ++q) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
-        // wait until every word is published, reloading the stale ones together (one word at a
-        // time put a round trip a word behind the partial's arrival: argmin's four words, four);
-        // a spin without tile::poll_again's count (see there)
-        for (;;) {
-            bool stale = false;
-#pragma unroll
-            for (int q = 0; q < kWords; ++q) stale |= !tile::published_as(w[q], tag);
-            if (!stale) break;
-#pragma unroll
-            for (int q = 0; q < kWords; ++q)
-                if (!tile::published_as(w[q], tag)) w[q] = slot(k, q).load(cuda::memory_order_relaxed);
-        }
+        partials.wait_inclusive(int64_t(k) * kWords, w);  // (a spin never gives up)
 #pragma unroll
         for (int q = 0; q < kWords; ++q) word[q] = tile::value_of(w[q]);
         P x;
@@ -372,7 +353,7 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     if (threadIdx.x == 0) {
         *result = result_of(v);
         // every block has read the epoch (its partial is in): the next run may have the next one
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*epoch).store(epoch_now + tile::kEpochStep, cuda::memory_order_relaxed);
+        epoch->advance(epoch_now);
     }
 }
 
