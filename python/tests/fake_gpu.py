@@ -17,7 +17,6 @@ from tecaj import _abi, _cuda, _programs
 
 RESULT, INDEX = 42.5, 7  # what every fake reduction of float32 leaves in its result bytes (value, index)
 CONTEXT, STREAM = 0x7000, 0x5100  # made-up handles: the primary context, the caller's current stream
-GPU_CALLS = ("tc_select_device", "tc_device_describe") + tuple(f"tc_{p}_run" for p in _abi.PROGRAMS)
 
 
 class Driver:
@@ -31,14 +30,9 @@ class Driver:
             raise AttributeError(name)
         do = getattr(self, "_" + name, lambda *args: 0)
 
-        def call(*args):
-            self.calls[name] += 1
-            return do(*args)
+        call = _counted(self.calls, name, do)
+        setattr(self, name, call)  # (made once a name)
         return call
-
-    def _cuDeviceGetCount(self, count):
-        count._obj.value = 1
-        return 0
 
     def _cuDevicePrimaryCtxRetain(self, ctx, dev):
         ctx._obj.value = CONTEXT
@@ -137,7 +131,7 @@ class CupyArray:
 
     def __init__(self, n, dtype="float32", device=0, contiguous=True):
         self.shape, self.size, self.dtype = (n,), n, np.dtype(dtype)
-        self.data = types.SimpleNamespace(ptr=0x30000000)
+        self.data = types.SimpleNamespace(ptr=0x30000000, device_id=device)
         self.device = types.SimpleNamespace(id=device)
         self.flags = types.SimpleNamespace(c_contiguous=contiguous)
 
@@ -152,15 +146,18 @@ def _frameworks():
 
 
 @contextlib.contextmanager
-def gpu():
-    """The fake GPU in place of the real driver and the library's GPU calls (and no TECAJ_EMULATE);
-    yields the counts of every driver and library call made inside, by name."""
+def gpu(devices=1):
+    """The fake GPU (one of `devices`) in place of the real driver and the library's GPU calls (and
+    no TECAJ_EMULATE); yields the counts of every driver and library call made inside, by name (the
+    library's host-only decoders, called for real, counted too)."""
     calls = collections.Counter()
     driver = Driver(calls)
-    patches = [mock.patch.object(_cuda, "_driver", driver), mock.patch.object(_cuda, "_contexts", {}),
+    patches = [mock.patch.object(_cuda, "_driver", driver), mock.patch.object(_cuda, "_one_device", devices == 1),
+               mock.patch.object(_cuda, "_contexts", {}),
                mock.patch.object(_cuda, "_local", __import__("threading").local()),
                mock.patch.dict(sys.modules, _frameworks()), mock.patch.dict("os.environ", {}, clear=False)]
     stubs = {"tc_select_device": _run, "tc_device_describe": _describe}
+    stubs.update({name: getattr(_abi.lib, name) for name in ("tc_redukcija_finish", "tc_razdalja_finish")})
     for name in stubs:
         patches.append(mock.patch.object(_abi.lib, name, _counted(calls, name, stubs[name])))
     for name, p in _programs.PROGRAMS.items():
