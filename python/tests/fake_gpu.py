@@ -71,9 +71,18 @@ class Driver:
         return 0
 
 
+class Calls(collections.Counter):
+    """Calls by name; last: each name's last arguments; stream: the frameworks' current stream."""
+
+    def __init__(self):
+        super().__init__()
+        self.last, self.stream = {}, STREAM
+
+
 def _counted(calls, name, do):
     def call(*args):
         calls[name] += 1
+        calls.last[name] = args
         return do(*args)
     return call
 
@@ -136,12 +145,12 @@ class CupyArray:
         self.flags = types.SimpleNamespace(c_contiguous=contiguous)
 
 
-def _frameworks():
+def _frameworks(calls):
     torch = types.ModuleType("torch")
-    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: STREAM)
-    torch.cuda = types.SimpleNamespace(current_stream=lambda device=None: types.SimpleNamespace(cuda_stream=STREAM))
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: calls.stream)
+    torch.cuda = types.SimpleNamespace(current_stream=lambda device=None: types.SimpleNamespace(cuda_stream=calls.stream))
     cupy = types.ModuleType("cupy")
-    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda device_id=-1: types.SimpleNamespace(ptr=STREAM))
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda device_id=-1: types.SimpleNamespace(ptr=calls.stream))
     return {"torch": torch, "cupy": cupy}
 
 
@@ -150,12 +159,12 @@ def gpu(devices=1):
     """The fake GPU (one of `devices`) in place of the real driver and the library's GPU calls (and
     no TECAJ_EMULATE); yields the counts of every driver and library call made inside, by name (the
     library's host-only decoders, called for real, counted too)."""
-    calls = collections.Counter()
+    calls = Calls()
     driver = Driver(calls)
     patches = [mock.patch.object(_cuda, "_driver", driver), mock.patch.object(_cuda, "_one_device", devices == 1),
                mock.patch.object(_cuda, "_contexts", {}),
                mock.patch.object(_cuda, "_local", __import__("threading").local()),
-               mock.patch.dict(sys.modules, _frameworks()), mock.patch.dict("os.environ", {}, clear=False)]
+               mock.patch.dict(sys.modules, _frameworks(calls)), mock.patch.dict("os.environ", {}, clear=False)]
     stubs = {"tc_select_device": _run, "tc_device_describe": _describe}
     stubs.update({name: getattr(_abi.lib, name) for name in ("tc_redukcija_finish", "tc_razdalja_finish")})
     for name in stubs:
