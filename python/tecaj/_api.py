@@ -1,7 +1,7 @@
 """The public functions: each prepares a Job (arguments checked, plan cached, pointers and stream
 known), launches it once and returns its result. compare() launches the same Jobs many times."""
 import math
-from ctypes import byref, c_float, cast, POINTER
+from ctypes import c_float, cast, POINTER
 
 import numpy as np
 
