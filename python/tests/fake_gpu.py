@@ -6,8 +6,10 @@ the call copies its result to, so a wrong copy or decode shows as a wrong value.
 import collections
 import contextlib
 import ctypes
+import os
 import struct
 import sys
+import threading
 import types
 from unittest import mock
 
@@ -163,8 +165,8 @@ def gpu(devices=1):
     driver = Driver(calls)
     patches = [mock.patch.object(_cuda, "_driver", driver), mock.patch.object(_cuda, "_one_device", devices == 1),
                mock.patch.object(_cuda, "_contexts", {}),
-               mock.patch.object(_cuda, "_local", __import__("threading").local()),
-               mock.patch.dict(sys.modules, _frameworks(calls)), mock.patch.dict("os.environ", {}, clear=False)]
+               mock.patch.object(_cuda, "_local", threading.local()),
+               mock.patch.dict(sys.modules, _frameworks(calls)), mock.patch.dict(os.environ, {}, clear=False)]
     stubs = {"tc_select_device": _run, "tc_device_describe": _describe}
     stubs.update({name: getattr(_abi.lib, name) for name in ("tc_redukcija_finish", "tc_razdalja_finish")})
     for name in stubs:
@@ -172,15 +174,14 @@ def gpu(devices=1):
     for name, p in _programs.PROGRAMS.items():
         run = _counted(calls, f"tc_{name}_run", _run)
         patches += [mock.patch.object(p, "run", run), mock.patch.object(_abi.lib, f"tc_{name}_run", run)]
+    _programs.clear_cache()  # (with the real driver: plans cached before are freed for real)
     with contextlib.ExitStack() as stack:
         for p in patches:
             stack.enter_context(p)
-        import os
         os.environ.pop("TECAJ_EMULATE", None)
-        _programs.clear_cache()
         _programs._described.clear()
         try:
             yield calls
         finally:
-            _programs.clear_cache()
+            _programs.clear_cache()  # (with the fake driver: its made-up memory)
             _programs._described.clear()
