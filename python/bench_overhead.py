@@ -47,6 +47,24 @@ def kernel_us(fn, reps=50):
     return statistics.median(times)
 
 
+class _Handle:
+    """A raw stream handle as the CUDA stream protocol presents it (what CuPy's Stream.from_external reads)."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __cuda_stream__(self):
+        return (0, self.ptr)
+
+
+def cupy_stream(ptr):
+    """CuPy's view of another framework's stream: Stream.from_external where CuPy has it (ExternalStream,
+    its predecessor, is deprecated there)."""
+    if hasattr(cupy.cuda.Stream, "from_external"):
+        return cupy.cuda.Stream.from_external(_Handle(ptr))
+    return cupy.cuda.ExternalStream(ptr)
+
+
 def main():
     rng = np.random.default_rng(7)
     host = rng.standard_normal(10**6).astype(np.float32)
@@ -71,7 +89,7 @@ def main():
     print(f"  {'torch.sum':38s} {kernel_us(lambda: torch.sum(big)):8.1f} us")
     if cupy is not None:
         bc = cupy.from_dlpack(big)
-        with cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+        with cupy_stream(torch.cuda.current_stream().cuda_stream):
             print(f"  {'cupy.sum':38s} {kernel_us(lambda: cupy.sum(bc)):8.1f} us")
     print(tecaj.compare("redukcija", x, variants=["best", "cub"]))
 

@@ -1,13 +1,13 @@
 """The public functions: each prepares a Job (arguments checked, plan cached, pointers and stream
 known), launches it once and returns its result. compare() launches the same Jobs many times."""
 import math
-from ctypes import byref, c_float, cast, POINTER
+from ctypes import c_float, cast, POINTER
 
 import numpy as np
 
 from . import _abi, _arrays, _cuda
 from ._abi import lib
-from ._programs import (MASKS, PROGRAMS, SCAN_OPS, Call, check_same, check_size, check_type, output, plan)
+from ._programs import (FIELDS, MASKS, PROGRAMS, SCAN_OPS, Call, check_same, check_size, check_type, output, plan)
 
 
 class Job:
@@ -35,10 +35,6 @@ def _ops(*pairs):
     return [_arrays.describe(name, x, None) for name, x in pairs if x is not None]
 
 
-def _fields(n, threads, blocks, **more):
-    return dict(n=int(n), threads=int(threads), blocks=int(blocks), **more)
-
-
 def _returned(call, outs, objs):
     """Launch done: NumPy outputs copied back; the caller's arrays returned (one, or a tuple)."""
     call.finish(outs)
@@ -51,12 +47,10 @@ def prepare_razlika(a, b, variant="best", out=None, threads=0, blocks=0):
         check_type(o, "razlika")
     check_same(A, B)
     check_size(A)
-    fields = _fields(A.size, threads, blocks)
-    e = plan("razlika", variant, fields, A.device,
-             lambda base: _abi.RazlikaRequest(base=base, lesson=0), fields)
+    e = plan("razlika", variant, (A.size, threads, blocks), A.device, lambda base: _abi.RazlikaRequest(base=base, lesson=0))
     call = Call([A, B], managed=bool(PROGRAMS["razlika"].variants[e.plan.launch.variant].flags & _abi.MANAGED))
     out_obj, O = output("out", out, A, A.shape, "float32", call)
-    launch = lambda: _status("razlika", variant, lib.tc_razlika_run(byref(e.plan), A.ptr, B.ptr, O.ptr, call.stream))
+    launch = lambda: _status("razlika", variant, lib.tc_razlika_run(e.ref, A.ptr, B.ptr, O.ptr, call.stream))
     return Job("razlika", variant, e, call, [O], launch, lambda: _returned(call, [O], [out_obj]))
 
 
@@ -66,23 +60,20 @@ def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
         check_type(o, "razdalja")
     check_same(A, B)
     check_size(A)
-    fields = _fields(A.size, threads, blocks)
-    e = plan("razdalja", variant, fields, A.device, lambda base: _abi.RazdaljaRequest(base=base), fields)
+    e = plan("razdalja", variant, (A.size, threads, blocks), A.device, lambda base: _abi.RazdaljaRequest(base=base))
     call = Call([A, B])
-    pl = e.plan
-    nbytes = 4 * max(pl.launch.out_count, 2)
+    pl, run, nbytes = e.plan, PROGRAMS["razdalja"].run, 4 * max(e.plan.launch.out_count, 2)
 
     def launch():
-        s = call.stream
-        _status("razdalja", variant, lib.tc_razdalja_run(byref(pl), A.ptr, B.ptr, e.result(s, nbytes)[0].ptr,
-                                                         e.scratch(s).ptr, s))
+        m = e.memory(call.stream, nbytes)
+        _status("razdalja", variant, run(e.ref, A.ptr, B.ptr, m.out, m.scratch, call.stream))
 
     def finish():
-        dev, host = e.result(call.stream, nbytes)
-        _cuda.to_host(host.ptr, dev.ptr, 4 * pl.launch.out_count, call.stream)
+        m = e.memory(call.stream, nbytes)
+        _cuda.to_host(m.host, m.out, 4 * pl.launch.out_count, call.stream)
         _cuda.synchronize(call.stream)
         call.finish()
-        return math.sqrt(lib.tc_razdalja_finish(byref(pl), host.ptr))
+        return math.sqrt(lib.tc_razdalja_finish(e.ref, m.host))
 
     return Job("razdalja", variant, e, call, [], launch, finish)
 
@@ -100,28 +91,26 @@ def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
         check_type(ops[1], "redukcija", (X.dtype,))
         check_same(X, ops[1])
     check_size(X)
-    fields = _fields(X.size, threads, blocks, op=op, type=X.dtype)
-    e = plan("redukcija", variant, fields, X.device, lambda base: _abi.RedukcijaRequest(
-        base=base, op=_abi.OPS[op], type=_abi.DTYPES[X.dtype]), fields)
+    e = plan("redukcija", variant, (X.size, threads, blocks, op, X.dtype), X.device, lambda base: _abi.RedukcijaRequest(
+        base=base, op=_abi.OPS[op], type=_abi.DTYPES[X.dtype]))
     call = Call(ops)
-    pl = e.plan
-    nbytes = _abi.REDUKCIJA_OUT_BYTES
+    run, nbytes, Y = PROGRAMS["redukcija"].run, _abi.REDUKCIJA_OUT_BYTES, ops[1] if y is not None else None
+    exact = X.dtype == "int32" and op not in ("mean", "norm")
+    arg = op in ("argmin", "argmax")
 
     def launch():
-        s = call.stream
-        _status("redukcija", variant, lib.tc_redukcija_run(byref(pl), X.ptr, ops[1].ptr if y is not None else None,
-                                                           e.result(s, nbytes)[0].ptr, e.scratch(s).ptr, s))
+        m = e.memory(call.stream, nbytes, _abi.RedukcijaResult)
+        _status("redukcija", variant, run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, call.stream))
 
     def finish():
-        dev, host = e.result(call.stream, nbytes)
-        _cuda.to_host(host.ptr, dev.ptr, nbytes, call.stream)
+        m = e.memory(call.stream, nbytes, _abi.RedukcijaResult)
+        _cuda.to_host(m.host, m.out, nbytes, call.stream)
         _cuda.synchronize(call.stream)
         call.finish()
-        r = _abi.RedukcijaResult()
-        lib.tc_redukcija_finish(byref(pl), host.ptr, byref(r))
-        exact = X.dtype == "int32" and op not in ("mean", "norm")
-        value = int(r.exact) if exact else float(r.value)
-        return (value, int(r.index)) if op in ("argmin", "argmax") else value
+        lib.tc_redukcija_finish(e.ref, m.host, m.result_ref)
+        r = m.result
+        value = r.exact if exact else r.value
+        return (value, r.index) if arg else value
 
     return Job("redukcija", variant, e, call, [], launch, finish)
 
@@ -136,14 +125,14 @@ def prepare_prefiks(x, op="sum", exclusive=False, flags=None, variant="best", ou
         check_type(ops[1], "prefiks", ("uint8", "bool"))
         check_same(X, ops[1])
     check_size(X)
-    fields = _fields(X.size, threads, blocks, op=op, type=X.dtype, exclusive=bool(exclusive), segmented=flags is not None)
-    e = plan("prefiks", variant, fields, X.device, lambda base: _abi.PrefiksRequest(
+    request = (X.size, threads, blocks, op, X.dtype, bool(exclusive), flags is not None)
+    e = plan("prefiks", variant, request, X.device, lambda base: _abi.PrefiksRequest(
         base=base, op=_abi.OPS[op], type=_abi.DTYPES[X.dtype], exclusive=int(bool(exclusive)),
-        segmented=int(flags is not None)), fields)
+        segmented=int(flags is not None)))
     call = Call(ops)
     out_obj, O = output("out", out, X, X.shape, X.dtype, call)
     launch = lambda: _status("prefiks", variant, lib.tc_prefiks_run(
-        byref(e.plan), X.ptr, ops[1].ptr if flags is not None else None, O.ptr, e.scratch(call.stream).ptr, call.stream))
+        e.ref, X.ptr, ops[1].ptr if flags is not None else None, O.ptr, e.memory(call.stream).scratch, call.stream))
     return Job("prefiks", variant, e, call, [O], launch, lambda: _returned(call, [O], [out_obj]))
 
 
@@ -158,10 +147,9 @@ def prepare_urejanje(keys, values=None, desc=False, variant="best", out=None, th
         check_same(K, ops[1])
     check_size(K)
     batch, n = (1, K.shape[0]) if len(K.shape) == 1 else K.shape
-    fields = _fields(n, threads, blocks, batch=batch, pairs=values is not None, type=K.dtype, desc=bool(desc))
-    e = plan("urejanje", variant, fields, K.device, lambda base: _abi.UrejanjeRequest(
-        base=base, batch=batch, pairs=int(values is not None), type=_abi.DTYPES[K.dtype], descending=int(bool(desc))),
-        fields)
+    request = (n, threads, blocks, batch, values is not None, K.dtype, bool(desc))
+    e = plan("urejanje", variant, request, K.device, lambda base: _abi.UrejanjeRequest(
+        base=base, batch=batch, pairs=int(values is not None), type=_abi.DTYPES[K.dtype], descending=int(bool(desc))))
     call = Call(ops)
     if isinstance(out, tuple) and (values is None or len(out) != 2):
         raise ValueError("out: the sorted keys' array, or (keys, values) where values are given")
@@ -174,8 +162,8 @@ def prepare_urejanje(keys, values=None, desc=False, variant="best", out=None, th
         results.append(VO)
         objs.append(v_obj)
     launch = lambda: _status("urejanje", variant, lib.tc_urejanje_run(
-        byref(e.plan), K.ptr, ops[1].ptr if values is not None else None, KO.ptr, VO.ptr if VO else None,
-        e.scratch(call.stream).ptr, call.stream))
+        e.ref, K.ptr, ops[1].ptr if values is not None else None, KO.ptr, VO.ptr if VO else None,
+        e.memory(call.stream).scratch, call.stream))
     return Job("urejanje", variant, e, call, results, launch, lambda: _returned(call, results, objs))
 
 
@@ -224,16 +212,15 @@ def prepare_konvolucija(img, mask="box", k=3, border="zero", variant="best", out
     height, width = (1, I.shape[0]) if dim == 1 else I.shape
     weights, magnitude = mask_weights(mask, k, dim)
     mh, mw = weights.shape
-    fields = _fields(I.size, threads, blocks, dim=dim, width=width, height=height, mask=(mw, mh, weights.tobytes()),
-                     border=border, magnitude=magnitude, pixel=I.dtype)
-    params = dict(fields, mask=mask if isinstance(mask, str) else f"{mh}x{mw} weights")
+    request = (I.size, threads, blocks, dim, width, height, (mw, mh, weights.tobytes()), border, magnitude, I.dtype)
+    params = dict(zip(FIELDS["konvolucija"], request), mask=mask if isinstance(mask, str) else f"{mh}x{mw} weights")
     buf = np.ascontiguousarray(weights)
-    e = plan("konvolucija", variant, fields, I.device, lambda base: _abi.KonvolucijaRequest(
+    e = plan("konvolucija", variant, request, I.device, lambda base: _abi.KonvolucijaRequest(
         base=base, dim=dim, width=width, height=height, mask_w=mw, mask_h=mh, border=_abi.BORDERS[border],
         magnitude=int(magnitude), pixel=_abi.DTYPES[I.dtype], mask=cast(buf.ctypes.data, POINTER(c_float))), params)
     call = Call([I])
     out_obj, O = output("out", out, I, I.shape, I.dtype, call)
-    launch = lambda: _status("konvolucija", variant, lib.tc_konvolucija_run(byref(e.plan), I.ptr, O.ptr, call.stream))
+    launch = lambda: _status("konvolucija", variant, lib.tc_konvolucija_run(e.ref, I.ptr, O.ptr, call.stream))
     job = Job("konvolucija", variant, e, call, [O], launch, lambda: _returned(call, [O], [out_obj]))
     job.weights, job.magnitude = weights, magnitude
     return job

@@ -2,6 +2,7 @@
 (stream-aware) or the CUDA Array Interface v3, NumPy arrays staged through device memory.
 The kernels read and write the caller's memory on the caller's current stream."""
 import ctypes
+import math
 import sys
 from ctypes import POINTER, Structure, c_int32, c_int64, c_uint8, c_uint16, c_uint64, c_void_p
 
@@ -26,16 +27,13 @@ _get_pointer.restype, _get_pointer.argtypes = c_void_p, [ctypes.py_object, ctype
 
 
 class Operand:
-    """One array argument: where its elements are (ptr on device, or a NumPy array), their shape and dtype name."""
-    __slots__ = ("name", "obj", "kind", "ptr", "shape", "dtype", "device", "host", "keep", "stream")
+    """One array argument: where its elements are (ptr on device, or a NumPy array), their shape, count and dtype name."""
+    __slots__ = ("name", "obj", "kind", "ptr", "shape", "size", "dtype", "device", "host", "keep", "stream")
 
-    def __init__(self, name, obj, kind, ptr, shape, dtype, device, host=None, keep=None, stream=None):
+    def __init__(self, name, obj, kind, ptr, shape, dtype, device, host=None, keep=None, stream=None, size=None):
         self.name, self.obj, self.kind, self.ptr, self.shape, self.dtype = name, obj, kind, ptr, tuple(shape), dtype
         self.device, self.host, self.keep, self.stream = device, host, keep, stream
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(self.shape) if size is None else size
 
     @property
     def nbytes(self):
@@ -45,8 +43,24 @@ class Operand:
 ACCEPTED = "a CuPy or PyTorch CUDA array, any array with __dlpack__ or __cuda_array_interface__ (v3) on a CUDA device, or a NumPy array (copied)"
 
 
+_frameworks = {}  # an array's type -> the package it comes from ("torch", "cupy", ...)
+_dtype_names = {}  # a framework's dtype object -> its NumPy name
+
+
 def _framework(x):
-    return type(x).__module__.split(".", 1)[0]
+    t = type(x)
+    fw = _frameworks.get(t)
+    if fw is None:
+        fw = _frameworks[t] = t.__module__.split(".", 1)[0]
+    return fw
+
+
+def _dtype_name(dtype):
+    """torch.float32 or numpy.dtype('float32') -> "float32" (cached: a call reads one dict)."""
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = dtype.name if isinstance(dtype, np.dtype) else str(dtype).replace("torch.", "")
+    return name
 
 
 def _contiguous(shape, strides, itemsize):
@@ -73,11 +87,12 @@ def describe(name, x, stream):
                             f"or NumPy arrays (x.numpy(), copied)")
         if not x.is_contiguous():
             raise _strided(name)
-        return Operand(name, x, "torch", x.data_ptr(), x.shape, str(x.dtype).replace("torch.", ""), x.device.index)
+        return Operand(name, x, "torch", x.data_ptr(), x.shape, _dtype_name(x.dtype), x.get_device(), size=x.numel())
     if fw == "cupy" and hasattr(x, "data") and hasattr(x, "device"):
         if not x.flags.c_contiguous:
             raise _strided(name)
-        return Operand(name, x, "cupy", x.data.ptr, x.shape, x.dtype.name, x.device.id)
+        mem = x.data  # (a MemoryPointer: its pointer and device as plain ints)
+        return Operand(name, x, "cupy", mem.ptr, x.shape, _dtype_name(x.dtype), mem.device_id, size=x.size)
     if isinstance(x, np.ndarray):
         return Operand(name, x, "numpy", None, x.shape, x.dtype.name, None, host=np.ascontiguousarray(x))
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
@@ -114,7 +129,9 @@ def describe(name, x, stream):
 def current_stream(op):
     """The caller's current stream in op's framework (the legacy default stream where it has none)."""
     if op.kind == "torch":
-        return sys.modules["torch"].cuda.current_stream(op.device).cuda_stream
+        torch = sys.modules["torch"]
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # (the handle alone, without a Stream object)
+        return raw(op.device) if raw else torch.cuda.current_stream(op.device).cuda_stream
     if op.kind == "cupy":
         return sys.modules["cupy"].cuda.get_current_stream().ptr
     return LEGACY_STREAM

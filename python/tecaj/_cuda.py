@@ -10,6 +10,7 @@ from ctypes import byref, c_int, c_size_t, c_uint, c_void_p, c_float, c_uint64
 from . import _abi
 
 _driver = None
+_one_device = False  # the driver sees one device (set by driver())
 _error = None  # why there is no usable GPU, once found
 _contexts = {}  # device ordinal -> its primary context
 _local = threading.local()
@@ -35,7 +36,7 @@ def _check(what, code):
 
 def driver():
     """The driver library, initialised; NoGPUError where there is none or no device."""
-    global _driver, _error
+    global _driver, _error, _one_device
     if _driver is not None:
         return _driver
     if _error:
@@ -52,7 +53,7 @@ def driver():
     if code != 0 or count.value == 0:
         _error = f"tecaj: no usable GPU (cuInit: error {code}, {count.value} devices)"
         raise NoGPUError(_error)
-    _driver = d
+    _driver, _one_device = d, count.value == 1
     for name, args in {
         "cuDeviceGet": (c_void_p, c_int), "cuDeviceGetCount": (c_void_p,), "cuDeviceGetName": (c_void_p, c_int, c_int),
         "cuDevicePrimaryCtxRetain": (c_void_p, c_int), "cuCtxGetCurrent": (c_void_p,), "cuCtxSetCurrent": (c_void_p,),
@@ -73,7 +74,12 @@ def driver():
 
 
 def use(device):
-    """Makes the device's primary context current on this thread, for our calls and the library's launches."""
+    """Makes the device's primary context current on this thread, for our calls and the library's launches.
+    With one device, a thread that has selected it keeps it (the frameworks whose arrays tecaj reads all use
+    the primary context), so the driver is asked once a thread; with several, at every call, as the
+    caller's framework may have made another device's context current since."""
+    if _one_device and getattr(_local, "device", None) == device:
+        return
     d = driver()
     ctx = _contexts.get(device)
     if ctx is None:
@@ -147,12 +153,16 @@ def to_device(dst, host_ptr, nbytes, stream):
 
 
 def to_host(host_ptr, src, nbytes, stream):
-    _check("copying to the host", driver().cuMemcpyDtoHAsync_v2(host_ptr, src, nbytes, stream))
+    code = driver().cuMemcpyDtoHAsync_v2(host_ptr, src, nbytes, stream)
+    if code:
+        _check("copying to the host", code)
 
 
 def synchronize(stream, what="running"):
     """Waits for the stream; a kernel's execution error surfaces here."""
-    _check(what, driver().cuStreamSynchronize(stream))
+    code = driver().cuStreamSynchronize(stream)
+    if code:
+        _check(what, code)
 
 
 def pointer_device(ptr):

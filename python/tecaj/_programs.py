@@ -82,30 +82,42 @@ def described(device):
     return _described[key]
 
 
-class Entry:
-    """A cached plan and what its runs reuse: scratch and result memory, one set per stream."""
+class Memory:
+    """What the runs of one plan on one stream reuse: scratch (zero-filled once, on that stream) and,
+    where the result is a few bytes, device memory for them and pinned host memory they are copied
+    back to, with the decoded result's structure; the pointers as plain ints, built once."""
 
-    def __init__(self, plan):
-        self.plan, self.per_stream = plan, {}
-
-    def scratch(self, stream, managed=False):
-        return self._get(stream, "scratch", lambda: _cuda.Buffer(self.plan.launch.scratch_bytes, zero_on=stream))
-
-    def result(self, stream, nbytes):
-        """Device memory the run writes its result to, and pinned host memory it is copied back to."""
-        return self._get(stream, "result", lambda: (_cuda.Buffer(nbytes), _cuda.Pinned(nbytes)))
-
-    def _get(self, stream, what, make):
-        mine = self.per_stream.setdefault(stream, {})
-        if what not in mine:
-            mine[what] = make()
-        return mine[what]
+    def __init__(self, plan, stream, result_bytes, result_type):
+        self.buffers = [_cuda.Buffer(plan.launch.scratch_bytes, zero_on=stream)]
+        self.scratch = self.buffers[0].ptr
+        self.out = self.host = self.result = self.result_ref = None
+        if result_bytes:
+            self.buffers += [_cuda.Buffer(result_bytes), _cuda.Pinned(result_bytes)]
+            self.out, self.host = self.buffers[1].ptr, self.buffers[2].ptr
+        if result_type is not None:
+            self.result = result_type()
+            self.result_ref = byref(self.result)
 
     def free(self):
-        for mine in self.per_stream.values():
-            for r in mine.values():
-                for b in (r if isinstance(r, tuple) else (r,)):
-                    b.free()
+        for b in self.buffers:
+            b.free()
+
+
+class Entry:
+    """A cached plan (and a reference to it for the run functions) and its Memory, one a stream."""
+
+    def __init__(self, plan):
+        self.plan, self.ref, self.per_stream = plan, byref(plan), {}
+
+    def memory(self, stream, result_bytes=0, result_type=None):
+        m = self.per_stream.get(stream)
+        if m is None:
+            m = self.per_stream[stream] = Memory(self.plan, stream, result_bytes, result_type)
+        return m
+
+    def free(self):
+        for m in self.per_stream.values():
+            m.free()
         self.per_stream.clear()
 
 
@@ -127,13 +139,32 @@ def _params(fields):
     return "".join(f" {k}={v}" for k, v in fields.items() if v not in (None, 0, False, "") or k in ("n",))
 
 
-def plan(program, variant, fields, device, make_request, params):
+# Each program's request, as plan() takes it: its values in this order (the cache key; named in refusals).
+FIELDS = {"razlika": ("n", "threads", "blocks"), "razdalja": ("n", "threads", "blocks"),
+          "redukcija": ("n", "threads", "blocks", "op", "type"),
+          "prefiks": ("n", "threads", "blocks", "op", "type", "exclusive", "segmented"),
+          "urejanje": ("n", "threads", "blocks", "batch", "pairs", "type", "desc"),
+          "konvolucija": ("n", "threads", "blocks", "dim", "width", "height", "mask", "border", "magnitude", "pixel")}
+
+
+def plan(program, variant, request, device, make_request, params=None):
     """The cached plan of (program, request) for the device; a refusal is a ValueError naming the
-    domain (which names the variants that cover the request)."""
+    domain (which names the variants that cover the request). request: the values of the program's
+    FIELDS; make_request(base) makes its structure (on a miss only); params: the fields as a refusal
+    names them, where they differ."""
+    key = (program, variant, os.environ.get("TECAJ_EMULATE", ""), device) + request
+    with _lock:
+        e = _cache.get(key) if isinstance(variant, str) else None
+        if e is not None:  # (its variant, threads and blocks were checked when it was made)
+            _cache.move_to_end(key)
+            stats["hits"] += 1
+            return e
+    fields = dict(zip(FIELDS[program], request))
+    params = params or fields
     p = PROGRAMS[program]
     vi = p.index(variant)
     v = p.variants[vi]
-    threads, blocks = fields["threads"], fields["blocks"]
+    threads, blocks = int(fields["threads"]), int(fields["blocks"])
     if threads and (threads % 32 or not 32 <= threads <= 1024):
         raise ValueError(f"threads={threads}: 0 (the variant's choice) or a multiple of 32 from 32 to 1024")
     if threads and v.flags & _abi.POW2_THREADS and threads & (threads - 1):
@@ -142,15 +173,8 @@ def plan(program, variant, fields, device, make_request, params):
         raise ValueError(f"blocks={blocks}: 0 (the variant's choice) or a positive count")
     if v.flags & _abi.OWN_GRID and blocks:
         raise ValueError(f"blocks={blocks}: variant {variant} sizes its own grid; leave blocks at 0")
-    dkey, desc, gpu = described(device)
-    key = (program, vi, dkey, tuple(sorted(fields.items())))
-    with _lock:
-        e = _cache.get(key)
-        if e is not None:
-            _cache.move_to_end(key)
-            stats["hits"] += 1
-            return e
-    req = make_request(_abi.Request(variant=vi, n=fields["n"], threads=threads, blocks=blocks))
+    _, desc, gpu = described(device)
+    req = make_request(_abi.Request(variant=vi, n=int(fields["n"]), threads=threads, blocks=blocks))
     pl = p.plan_type()
     status = p.make_plan(byref(req), byref(desc), byref(pl))
     if status == _abi.OUTSIDE_DOMAIN:
@@ -196,25 +220,25 @@ class Call:
     staged through device memory), then the results copied back where they came from NumPy."""
 
     def __init__(self, inputs, managed=False):
-        devs = [o for o in inputs if o.kind != "numpy"]
-        if devs and len(devs) != len(inputs):
-            host = next(o for o in inputs if o.kind == "numpy")
-            raise TypeError(f"{host.name}: a NumPy array beside {devs[0].name} on a GPU; pass all device arrays, or all NumPy")
-        self.host = not devs
-        self.device = devs[0].device if devs else None
-        for o in devs[1:]:
+        first = inputs[0]
+        self.host = first.kind == "numpy"
+        self.device = first.device
+        for o in inputs[1:]:
+            if (o.kind == "numpy") != self.host:
+                host, dev = (first, o) if self.host else (o, first)
+                raise TypeError(f"{host.name}: a NumPy array beside {dev.name} on a GPU; pass all device arrays, or all NumPy")
             if o.device != self.device:
-                raise ValueError(f"{o.name}: on device {o.device}, {devs[0].name} on device {self.device}; "
+                raise ValueError(f"{o.name}: on device {o.device}, {first.name} on device {self.device}; "
                                  "tecaj takes arrays on one device")
         self.inputs, self.managed, self.staged = inputs, managed, []
-        self.stream = None if self.host else _arrays.current_stream(devs[0])
+        self.stream = None if self.host else _arrays.current_stream(first)
 
     def start(self, outputs=()):
         """Selects the device and gives every operand a device pointer; returns the stream."""
         _cuda.use(self.device or 0)
         if self.host:
             self.stream = _arrays.LEGACY_STREAM
-        for o in list(self.inputs) + list(outputs):
+        for o in (*self.inputs, *outputs):
             if o.kind == "numpy":
                 buf = _cuda.Buffer(o.nbytes, managed=self.managed)
                 self.staged.append(buf)

@@ -7,6 +7,7 @@ import unittest
 
 import numpy as np
 
+import fake_gpu
 import tecaj
 from tecaj import _abi, _programs
 
@@ -215,6 +216,75 @@ class Caching(unittest.TestCase):
         tecaj.plan("konvolucija", img, mask=np.ones((3, 3)))
         tecaj.plan("konvolucija", img, mask=2 * np.ones((3, 3)))
         self.assertEqual(tecaj.cache_info()["misses"], 2)
+
+
+class CallCost(unittest.TestCase):
+    """What a repeated call costs in driver and library calls, on the stand-in GPU (fake_gpu): a
+    cached redukcija launches, copies its result back, waits and decodes, and nothing more."""
+    CACHED = {"tc_redukcija_run": 1, "cuMemcpyDtoHAsync_v2": 1, "cuStreamSynchronize": 1, "tc_redukcija_finish": 1}
+
+    def test_a_cached_call(self):
+        for array in (fake_gpu.TorchTensor, fake_gpu.CupyArray):
+            with fake_gpu.gpu() as calls:
+                x = array(10**6)
+                self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
+                self.assertEqual(calls["cuMemAlloc_v2"], 2, array)  # scratch and the result's bytes, once
+                calls.clear()
+                self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
+                self.assertEqual(dict(calls), self.CACHED, array)
+                for name in ("tc_redukcija_run", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize"):
+                    self.assertEqual(calls.last[name][-1], fake_gpu.STREAM, (array, name))  # the caller's stream
+                self.assertEqual(tecaj.cache_info(), {"hits": 1, "misses": 1, "plans": 1})
+
+    def test_several_devices_check_the_context(self):
+        with fake_gpu.gpu(devices=2) as calls:
+            x = fake_gpu.TorchTensor(10**6)
+            tecaj.redukcija(x)
+            calls.clear()
+            tecaj.redukcija(x)
+            self.assertEqual(dict(calls), dict(self.CACHED, cuCtxGetCurrent=1))
+
+    def test_another_stream_gets_its_memory(self):
+        with fake_gpu.gpu() as calls:
+            x = fake_gpu.TorchTensor(1025)
+            tecaj.redukcija(x)
+            calls.stream = fake_gpu.STREAM + 1
+            calls.clear()
+            tecaj.redukcija(x)  # the plan cached; scratch and result memory for the new stream, zeroed on it
+            self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemHostAlloc"], calls["cuMemsetD8Async"]), (2, 1, 1))
+            self.assertEqual(calls.last["cuMemsetD8Async"][-1], fake_gpu.STREAM + 1)
+            self.assertEqual(calls.last["tc_redukcija_run"][-1], fake_gpu.STREAM + 1)
+            calls.clear()
+            self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
+            self.assertEqual(dict(calls), self.CACHED)
+
+    def test_arg_results(self):
+        with fake_gpu.gpu():
+            x = fake_gpu.TorchTensor(1025)
+            for _ in range(2):
+                self.assertEqual(tecaj.redukcija(x, op="argmax"), (fake_gpu.RESULT, fake_gpu.INDEX))
+
+    def test_checks_stay_on_the_cached_path(self):
+        with fake_gpu.gpu():
+            tecaj.redukcija(fake_gpu.TorchTensor(64))
+            with self.assertRaisesRegex(ValueError, "x: a strided"):
+                tecaj.redukcija(fake_gpu.TorchTensor(64, contiguous=False))
+            with self.assertRaisesRegex(ValueError, "x: a strided"):
+                tecaj.redukcija(fake_gpu.CupyArray(64, contiguous=False))
+            with self.assertRaisesRegex(TypeError, "x: int64 elements; redukcija takes"):
+                tecaj.redukcija(fake_gpu.TorchTensor(64, "int64"))
+            with self.assertRaisesRegex(TypeError, "x: float16 elements"):
+                tecaj.redukcija(fake_gpu.CupyArray(64, "float16"))
+            with self.assertRaisesRegex(ValueError, "y: on device 1, x on device 0"):
+                tecaj.redukcija(fake_gpu.TorchTensor(64), op="dot", y=fake_gpu.TorchTensor(64, device=1))
+            with self.assertRaisesRegex(ValueError, r"y: shape \(65,\), x's is \(64,\)"):
+                tecaj.redukcija(fake_gpu.TorchTensor(64), op="dot", y=fake_gpu.TorchTensor(65))
+            cpu = fake_gpu.TorchTensor(64)
+            cpu.is_cuda, cpu.device = False, "cpu"
+            with self.assertRaisesRegex(TypeError, "x: a PyTorch tensor on the cpu"):
+                tecaj.redukcija(cpu)
+            with self.assertRaisesRegex(ValueError, "variant='r9'"):
+                tecaj.redukcija(fake_gpu.TorchTensor(64), variant="r9")
 
 
 class Checks(unittest.TestCase):
