@@ -11,6 +11,7 @@ set(TECAJ_BIN_DIR ${CMAKE_SOURCE_DIR}/bin)
 set(TECAJ_GO_SRC ${CMAKE_SOURCE_DIR}/src)
 set(TECAJ_PYTHON_DIR ${CMAKE_SOURCE_DIR}/python)
 set(TECAJ_PYTHON_LIBRARY ${TECAJ_LIB_DIR}/libtecaj.so)
+set(TECAJ_INCLUDE ${CMAKE_SOURCE_DIR}/check/cuda/include)
 file(GLOB TECAJ_GO_TESTS ${CMAKE_SOURCE_DIR}/tests/go-*.test)
 
 enable_testing()

@@ -77,6 +77,8 @@ ctests() {
   ctest --test-dir "$here/ctest" -V "$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^ *[0-9]+/[0-9]+ Test +#'
   local code=${PIPESTATUS[0]}
   summary
+  # (a run in which no test ran, e.g. CTest could not read its tests, is a failure, never a pass)
+  grep -qE '^ *[0-9]+/[0-9]+ Test +#' "$log" || { echo "run.sh: no test ran (see $log)"; code=1; }
   return "$code"
 }
 # the counts of CTest's tests and of the Go test functions, the sanitizers' verdicts, what failed

@@ -9,7 +9,8 @@ import unittest
 from tecaj import _abi
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-INCLUDE = os.path.join(ROOT, "cuda", "include")
+# the ABI's headers: the repository's, or TECAJ_INCLUDE's (a copy of cuda/include, as the GPU bundle has)
+INCLUDE = os.environ.get("TECAJ_INCLUDE") or os.path.join(ROOT, "cuda", "include")
 
 
 def cuda_include():
