@@ -5,9 +5,11 @@
 # nvidia-cuda-nvdisasm) the first time.
 #   scripts/sass.sh cuda/prefiks/plan.cu                 # each kernel: instructions, fences, atomics, shuffles, loads, stores
 #   scripts/sass.sh cuda/prefiks/plan.cu 'scan_best.*Lb0ELb0ELi16' full   # the whole listing of the kernels that match
+#   scripts/sass.sh --diff A/libtecaj.so B/libtecaj.so [sm_90]   # two builds kernel by kernel (sass-diff.py):
+#                                                   # which kernels a change left the same to the instruction
 set -euo pipefail
 cd "$(dirname "$0")/.."
-src=${1:?usage: scripts/sass.sh FILE.cu [KERNEL-REGEX [full]]}
+src=${1:?usage: scripts/sass.sh FILE.cu [KERNEL-REGEX [full]] | --diff A.so B.so [ARCH]}
 pattern=${2:-.}
 tools=${SASS_TOOLS:-$HOME/.cache/tecaj-sass}
 if [[ ! -x $tools/cuobjdump || ! -x $tools/nvdisasm ]]; then
@@ -19,6 +21,7 @@ if [[ ! -x $tools/cuobjdump || ! -x $tools/nvdisasm ]]; then
     chmod +x "$tools/$tool"
   done
 fi
+if [[ $src == --diff ]]; then exec python3 scripts/sass-diff.py "$tools/cuobjdump" "${@:2}"; fi
 cubin=$(mktemp --suffix=.cubin)
 trap 'rm -f "$cubin"' EXIT
 nvcc -O3 -std=c++17 -arch=sm_90 -Icuda -Icuda/include -cubin -o "$cubin" "$src"
