@@ -59,12 +59,22 @@ def profiles():
 
 
 _described = {}
+_emulate = None  # TECAJ_EMULATE as read when the first plan was made (None: not read since clear_cache())
+
+
+def emulated():
+    """TECAJ_EMULATE's profile name ("" for none): the environment is read when the first plan is made
+    (a call reads no environment); clear_cache() reads it again."""
+    global _emulate
+    if _emulate is None:
+        _emulate = os.environ.get("TECAJ_EMULATE", "")
+    return _emulate
 
 
 def described(device):
     """The figures plans are made for: TECAJ_EMULATE's profile, the device's, or (no GPU) NO_GPU_PROFILE's.
     Returns (key, tc_device, gpu) with gpu False where the figures stand in for a missing GPU."""
-    emulate = os.environ.get("TECAJ_EMULATE", "")
+    emulate = emulated()
     key = (emulate, device)
     if key not in _described:
         if emulate:
@@ -144,8 +154,11 @@ stats = {"hits": 0, "misses": 0}
 
 
 def clear_cache():
-    """Frees every cached plan's device memory (after waiting for the device's work on it)."""
+    """Frees every cached plan's device memory (after waiting for the device's work on it); the next
+    plan reads TECAJ_EMULATE again."""
+    global _emulate
     with _lock:
+        _emulate = None
         for e in _cache.values():
             e.free()
         _cache.clear()
@@ -169,7 +182,7 @@ def plan(program, variant, request, device, make_request, params=None):
     domain (which names the variants that cover the request). request: the values of the program's
     FIELDS; make_request(base) makes its structure (on a miss only); params: the fields as a refusal
     names them, where they differ."""
-    key = (program, variant, os.environ.get("TECAJ_EMULATE", ""), device) + request
+    key = (program, variant, _emulate if _emulate is not None else emulated(), device) + request
     with _lock:
         e = _cache.get(key) if isinstance(variant, str) else None
         if e is not None:  # (its variant, threads and blocks were checked when it was made)

@@ -94,17 +94,38 @@ class Planning(unittest.TestCase):
     def test_emulated_profiles(self):
         for name in _programs.profiles():
             os.environ["TECAJ_EMULATE"] = name
+            tecaj.clear_cache()  # (the environment is read when the first plan is made)
             try:
                 self.assertEqual(tecaj.device()["profile"], name)
                 tecaj.plan("redukcija", vec(2**20 + 3))
             finally:
                 del os.environ["TECAJ_EMULATE"]
+                tecaj.clear_cache()
         os.environ["TECAJ_EMULATE"] = "no-such-gpu"
+        tecaj.clear_cache()
         try:
             with self.assertRaisesRegex(ValueError, "unknown GPU profile 'no-such-gpu' \\(profiles: t4"):
                 tecaj.device()
         finally:
             del os.environ["TECAJ_EMULATE"]
+            tecaj.clear_cache()
+
+    def test_the_environment_is_read_at_the_first_plan(self):
+        """TECAJ_EMULATE is read once (a call reads no environment); clear_cache() reads it again."""
+        x = vec(2**20 + 3)
+        tecaj.clear_cache()
+        os.environ["TECAJ_EMULATE"] = "t4"
+        try:
+            t4 = tecaj.plan("redukcija", x)["blocks"]
+            os.environ["TECAJ_EMULATE"] = "a100"
+            self.assertEqual(tecaj.device()["profile"], "t4")
+            self.assertEqual(tecaj.plan("redukcija", x)["blocks"], t4)
+            tecaj.clear_cache()
+            self.assertEqual(tecaj.device()["profile"], "a100")
+            self.assertNotEqual(tecaj.plan("redukcija", x)["blocks"], t4)
+        finally:
+            del os.environ["TECAJ_EMULATE"]
+            tecaj.clear_cache()
 
 
 class Domains(unittest.TestCase):
