@@ -20,16 +20,24 @@ except ImportError:
     cupy = None
 
 
-def per_call_us(fn, calls=2000, rounds=7):
-    """The median over rounds of the mean wall time of `calls` calls, in microseconds."""
-    fn()
-    out = []
+def per_call_us(rows, calls=2000, rounds=15):
+    """Each row's wall time a call over rounds of `calls` calls, the rows interleaved round by round
+    (a noisy moment on the host hits every contender): {name: (median us, interquartile range over
+    the median in percent)}."""
+    for _, fn in rows:
+        fn()
+    times = {name: [] for name, _ in rows}
     for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        out.append((time.perf_counter() - t) / calls * 1e6)
-    return statistics.median(out), 100 * (max(out) - min(out)) / statistics.median(out)
+        for name, fn in rows:
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - t) / calls * 1e6)
+    out = {}
+    for name, ts in times.items():
+        q1, med, q3 = np.percentile(ts, [25, 50, 75])
+        out[name] = (med, 100 * (q3 - q1) / med)
+    return out
 
 
 def kernel_us(fn, reps=50):
@@ -75,10 +83,10 @@ def main():
         xc = cupy.asarray(host)
         rows.append(("tecaj.redukcija best (cupy array)", lambda: tecaj.redukcija(xc)))
         rows.append(("cupy.sum(x).item()", lambda: cupy.sum(xc).item()))
-    print(f"{torch.cuda.get_device_name()}: a call of 10^6 float32, host time included (result on the host)")
-    for name, fn in rows:
-        us, spread = per_call_us(fn)
-        print(f"  {name:38s} {us:8.2f} us/call  (rounds within {spread:.1f}%)")
+    print(f"{torch.cuda.get_device_name()}: a call of 10^6 float32, host time included (result on the host); "
+          "median of 15 rounds, the contenders interleaved")
+    for name, (us, spread) in per_call_us(rows).items():
+        print(f"  {name:38s} {us:8.2f} us/call  (±{spread:.1f}%: interquartile range of 15 rounds of 2000 calls)")
 
     n = 2**28
     big = torch.rand(n, device="cuda", dtype=torch.float32)

@@ -1,11 +1,11 @@
 """The public functions: each prepares a Job (arguments checked, plan cached, pointers and stream
 known), launches it once and returns its result. compare() launches the same Jobs many times."""
 import math
-from ctypes import c_float, cast, POINTER
+from ctypes import byref, c_float, cast, POINTER
 
 import numpy as np
 
-from . import _abi, _arrays, _cuda
+from . import _abi, _arrays, _cuda, _results
 from ._abi import lib
 from ._programs import (FIELDS, MASKS, PROGRAMS, SCAN_OPS, Call, check_same, check_size, check_type, output, plan)
 
@@ -54,15 +54,24 @@ def prepare_razlika(a, b, variant="best", out=None, threads=0, blocks=0):
     return Job("razlika", variant, e, call, [O], launch, lambda: _returned(call, [O], [out_obj]))
 
 
-def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
+def _razdalja(a, b, variant, threads, blocks):
+    """(plan entry, Call, A, B): razdalja's arguments checked and its plan cached."""
     A, B = _ops(("a", a), ("b", b))
     for o in (A, B):
         check_type(o, "razdalja")
     check_same(A, B)
     check_size(A)
     e = plan("razdalja", variant, (A.size, threads, blocks), A.device, lambda base: _abi.RazdaljaRequest(base=base))
-    call = Call([A, B])
-    pl, run, nbytes = e.plan, PROGRAMS["razdalja"].run, 4 * max(e.plan.launch.out_count, 2)
+    return e, Call([A, B]), A, B
+
+
+def _razdalja_bytes(pl):
+    return 4 * max(pl.launch.out_count, 2)
+
+
+def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
+    e, call, A, B = _razdalja(a, b, variant, threads, blocks)
+    run, nbytes = PROGRAMS["razdalja"].run, _razdalja_bytes(e.plan)
 
     def launch():
         m = e.memory(call.stream, nbytes)
@@ -70,15 +79,15 @@ def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
 
     def finish():
         m = e.memory(call.stream, nbytes)
-        _cuda.to_host(m.host, m.out, 4 * pl.launch.out_count, call.stream)
-        _cuda.synchronize(call.stream)
+        m.fetch(call.stream)
         call.finish()
         return math.sqrt(lib.tc_razdalja_finish(e.ref, m.host))
 
     return Job("razdalja", variant, e, call, [], launch, finish)
 
 
-def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
+def _redukcija(x, op, y, variant, threads, blocks):
+    """(plan entry, Call, X, Y): redukcija's arguments checked and its plan cached."""
     if op not in _abi.OPS:
         raise ValueError(f"op={op!r}: redukcija takes {', '.join(_abi.OPS)}")
     if (op == "dot") != (y is not None):
@@ -93,22 +102,25 @@ def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
     check_size(X)
     e = plan("redukcija", variant, (X.size, threads, blocks, op, X.dtype), X.device, lambda base: _abi.RedukcijaRequest(
         base=base, op=_abi.OPS[op], type=_abi.DTYPES[X.dtype]))
-    call = Call(ops)
-    run, nbytes, Y = PROGRAMS["redukcija"].run, _abi.REDUKCIJA_OUT_BYTES, ops[1] if y is not None else None
+    return e, Call(ops), X, ops[1] if y is not None else None
+
+
+def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
+    e, call, X, Y = _redukcija(x, op, y, variant, threads, blocks)
+    run, nbytes = PROGRAMS["redukcija"].run, _abi.REDUKCIJA_OUT_BYTES
     exact = X.dtype == "int32" and op not in ("mean", "norm")
     arg = op in ("argmin", "argmax")
 
     def launch():
-        m = e.memory(call.stream, nbytes, _abi.RedukcijaResult)
+        m = e.memory(call.stream, nbytes)
         _status("redukcija", variant, run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, call.stream))
 
-    def finish():
-        m = e.memory(call.stream, nbytes, _abi.RedukcijaResult)
-        _cuda.to_host(m.host, m.out, nbytes, call.stream)
-        _cuda.synchronize(call.stream)
+    def finish():  # (the library's decoding: the reference the public call's decoder is held to)
+        m = e.memory(call.stream, nbytes)
+        m.fetch(call.stream)
         call.finish()
-        lib.tc_redukcija_finish(e.ref, m.host, m.result_ref)
-        r = m.result
+        r = _abi.RedukcijaResult()
+        lib.tc_redukcija_finish(e.ref, m.host, byref(r))
         value = r.exact if exact else r.value
         return (value, r.index) if arg else value
 
@@ -243,7 +255,13 @@ def razlika(a, b, variant="best", out=None, *, threads=0, blocks=0):
 
 def razdalja(a, b, variant="best", *, threads=0, blocks=0):
     """sqrt(sum (a - b)^2) of two float32 arrays of one shape, as a Python float."""
-    return _run(prepare_razdalja(a, b, variant, threads, blocks))
+    e, call, A, B = _razdalja(a, b, variant, threads, blocks)
+    stream = call.start()
+    m = e.memory(stream, _razdalja_bytes(e.plan), e.mapped, _results.razdalja)
+    _status("razdalja", variant, PROGRAMS["razdalja"].run(e.ref, A.ptr, B.ptr, m.out, m.scratch, stream))
+    m.fetch(stream)
+    call.finish()
+    return m.decode()
 
 
 def redukcija(x, op="sum", y=None, variant="best", *, threads=0, blocks=0):
@@ -251,7 +269,13 @@ def redukcija(x, op="sum", y=None, variant="best", *, threads=0, blocks=0):
     argmin or argmax. Returns a Python number: int for int32 sums, dots, min and max (exact,
     accumulated in int64), float otherwise; argmin/argmax return (value, index), the lowest index
     among equal values. NaN propagates through min, max and the arg ops."""
-    return _run(prepare_redukcija(x, op, y, variant, threads, blocks))
+    e, call, X, Y = _redukcija(x, op, y, variant, threads, blocks)
+    stream = call.start()
+    m = e.memory(stream, _abi.REDUKCIJA_OUT_BYTES, e.mapped, _results.redukcija)
+    _status("redukcija", variant, PROGRAMS["redukcija"].run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, stream))
+    m.fetch(stream)
+    call.finish()
+    return m.decode()
 
 
 def prefiks(x, op="sum", exclusive=False, flags=None, variant="best", out=None, *, threads=0, blocks=0):

@@ -59,7 +59,7 @@ class Timer:
     def gated(self, launch):
         """(ms, late): the run behind the gate, which opens once the stop event is queued."""
         self.words[0] = self.words[1] = 0
-        status = _abi.lib.tc_stream_gate(self.gate.ptr, GATE_MIN_US, GATE_MAX_US, self.stream)
+        status = _abi.lib.tc_stream_gate(self.gate.device_ptr, GATE_MIN_US, GATE_MAX_US, self.stream)
         if status != _abi.OK:
             raise RuntimeError(f"tecaj: queueing the timing gate: {_abi.status_text(status)}")
         try:

@@ -60,6 +60,7 @@ def driver():
         "cuMemGetInfo_v2": (c_void_p, c_void_p), "cuMemAlloc_v2": (c_void_p, c_size_t),
         "cuMemAllocManaged": (c_void_p, c_size_t, c_uint), "cuMemFree_v2": (c_void_p,),
         "cuMemHostAlloc": (c_void_p, c_size_t, c_uint), "cuMemFreeHost": (c_void_p,),
+        "cuMemHostGetDevicePointer_v2": (c_void_p, c_void_p, c_uint),
         "cuMemsetD8Async": (c_void_p, ctypes.c_ubyte, c_size_t, c_void_p),
         "cuMemcpyHtoDAsync_v2": (c_void_p, c_void_p, c_size_t, c_void_p),
         "cuMemcpyDtoHAsync_v2": (c_void_p, c_void_p, c_size_t, c_void_p),
@@ -132,12 +133,16 @@ class Buffer:
 
 
 class Pinned:
-    """Page-locked host memory mapped for the device (the timing gate's words, result bytes)."""
+    """Page-locked host memory mapped for the device in every context (the timing gate's words,
+    result bytes): ptr for the host, device_ptr for kernels, which write it straight to the host
+    (on UVA systems the two are the same address)."""
 
     def __init__(self, nbytes):
-        p = c_void_p()
-        _check("allocating pinned host memory", driver().cuMemHostAlloc(byref(p), nbytes, 0x2))  # DEVICEMAP
+        p, d = c_void_p(), c_void_p()
+        _check("allocating pinned host memory", driver().cuMemHostAlloc(byref(p), nbytes, 0x3))  # PORTABLE | DEVICEMAP
         self.ptr, self.nbytes = p.value, nbytes
+        _check("mapping pinned host memory", driver().cuMemHostGetDevicePointer_v2(byref(d), self.ptr, 0))
+        self.device_ptr = d.value
         ctypes.memset(self.ptr, 0, nbytes)
 
     def free(self):

@@ -8,7 +8,7 @@ from ctypes import byref
 
 import numpy as np
 
-from . import _abi, _arrays, _cuda
+from . import _abi, _arrays, _cuda, _results
 from ._abi import lib
 
 NO_GPU_PROFILE = "a100"  # the profile plans are made for where there is no GPU (as the commands do)
@@ -59,12 +59,22 @@ def profiles():
 
 
 _described = {}
+_emulate = None  # TECAJ_EMULATE as read when the first plan was made (None: not read since clear_cache())
+
+
+def emulated():
+    """TECAJ_EMULATE's profile name ("" for none): the environment is read when the first plan is made
+    (a call reads no environment); clear_cache() reads it again."""
+    global _emulate
+    if _emulate is None:
+        _emulate = os.environ.get("TECAJ_EMULATE", "")
+    return _emulate
 
 
 def described(device):
     """The figures plans are made for: TECAJ_EMULATE's profile, the device's, or (no GPU) NO_GPU_PROFILE's.
     Returns (key, tc_device, gpu) with gpu False where the figures stand in for a missing GPU."""
-    emulate = os.environ.get("TECAJ_EMULATE", "")
+    emulate = emulated()
     key = (emulate, device)
     if key not in _described:
         if emulate:
@@ -84,19 +94,33 @@ def described(device):
 
 class Memory:
     """What the runs of one plan on one stream reuse: scratch (zero-filled once, on that stream) and,
-    where the result is a few bytes, device memory for them and pinned host memory they are copied
-    back to, with the decoded result's structure; the pointers as plain ints, built once."""
+    where the result is a few bytes, where the kernels write them: mapped pinned host memory
+    (mapped: the kernels write to the host, no copy), or device memory and pinned host memory they
+    are copied back to; decode() reads them (made once by the program's decoder). The pointers are
+    plain ints, made once."""
 
-    def __init__(self, plan, stream, result_bytes, result_type):
+    def __init__(self, plan, stream, result_bytes, mapped, decoder):
         self.buffers = [_cuda.Buffer(plan.launch.scratch_bytes, zero_on=stream)]
         self.scratch = self.buffers[0].ptr
-        self.out = self.host = self.result = self.result_ref = None
+        self.out = self.host = self.decode = None
+        self.result_bytes, self.mapped = result_bytes, mapped
         if result_bytes:
-            self.buffers += [_cuda.Buffer(result_bytes), _cuda.Pinned(result_bytes)]
-            self.out, self.host = self.buffers[1].ptr, self.buffers[2].ptr
-        if result_type is not None:
-            self.result = result_type()
-            self.result_ref = byref(self.result)
+            pinned = _cuda.Pinned(result_bytes)
+            if mapped:
+                self.buffers.append(pinned)
+                self.out = pinned.device_ptr
+            else:
+                self.buffers += [_cuda.Buffer(result_bytes), pinned]
+                self.out = self.buffers[1].ptr
+            self.host = pinned.ptr
+        if decoder is not None:
+            self.decode = decoder(plan, self.host)
+
+    def fetch(self, stream):
+        """Waits for the stream (a kernel's error surfaces here) with the result bytes on the host."""
+        if not self.mapped:
+            _cuda.to_host(self.host, self.out, self.result_bytes, stream)
+        _cuda.synchronize(stream)
 
     def free(self):
         for b in self.buffers:
@@ -104,15 +128,18 @@ class Memory:
 
 
 class Entry:
-    """A cached plan (and a reference to it for the run functions) and its Memory, one a stream."""
+    """A cached plan (and a reference to it for the run functions) and its Memory, one a stream and
+    result path. mapped: the plan's variant writes its result straight to the host (_results.MAPPED);
+    the public calls take that path, compare() and prepared Jobs keep device memory and a copy, so
+    kernel times are the commands'."""
 
-    def __init__(self, plan):
-        self.plan, self.ref, self.per_stream = plan, byref(plan), {}
+    def __init__(self, plan, mapped):
+        self.plan, self.ref, self.mapped, self.per_stream = plan, byref(plan), mapped, {}
 
-    def memory(self, stream, result_bytes=0, result_type=None):
-        m = self.per_stream.get(stream)
+    def memory(self, stream, result_bytes=0, mapped=False, decoder=None):
+        m = self.per_stream.get((stream, mapped))
         if m is None:
-            m = self.per_stream[stream] = Memory(self.plan, stream, result_bytes, result_type)
+            m = self.per_stream[(stream, mapped)] = Memory(self.plan, stream, result_bytes, mapped, decoder)
         return m
 
     def free(self):
@@ -127,8 +154,11 @@ stats = {"hits": 0, "misses": 0}
 
 
 def clear_cache():
-    """Frees every cached plan's device memory (after waiting for the device's work on it)."""
+    """Frees every cached plan's device memory (after waiting for the device's work on it); the next
+    plan reads TECAJ_EMULATE again."""
+    global _emulate
     with _lock:
+        _emulate = None
         for e in _cache.values():
             e.free()
         _cache.clear()
@@ -152,7 +182,7 @@ def plan(program, variant, request, device, make_request, params=None):
     domain (which names the variants that cover the request). request: the values of the program's
     FIELDS; make_request(base) makes its structure (on a miss only); params: the fields as a refusal
     names them, where they differ."""
-    key = (program, variant, os.environ.get("TECAJ_EMULATE", ""), device) + request
+    key = (program, variant, _emulate if _emulate is not None else emulated(), device) + request
     with _lock:
         e = _cache.get(key) if isinstance(variant, str) else None
         if e is not None:  # (its variant, threads and blocks were checked when it was made)
@@ -193,7 +223,7 @@ def plan(program, variant, request, device, make_request, params=None):
         raise ValueError(f"{program}: variant {variant} refuses{_params(params)}: {_abi.status_text(status)}")
     with _lock:
         stats["misses"] += 1
-        _cache[key] = e = Entry(pl)
+        _cache[key] = e = Entry(pl, (program, variant) in _results.MAPPED)
         while len(_cache) > CACHE_PLANS:
             _cache.popitem(last=False)[1].free()
     return e

@@ -1,8 +1,9 @@
 """A stand-in GPU for host-only tests of the call path: a driver (libcuda) whose functions count
 their calls, the library's GPU entry points stubbed and counted, and PyTorch- and CuPy-shaped
 arrays of made-up device pointers. What a call costs in driver and library calls can then be
-counted where there is no GPU. The device "reduces" by writing RESULT into the pinned host buffer
-the call copies its result to, so a wrong copy or decode shows as a wrong value."""
+counted where there is no GPU. Device memory holds bytes; the device "reduces" by writing RESULT
+(razdalja: RESULT^2) in the plan's accumulator, where the run's out points, device memory or
+mapped pinned host memory, so a wrong pointer, copy or decode shows as a wrong value."""
 import collections
 import contextlib
 import ctypes
@@ -17,7 +18,7 @@ import numpy as np
 
 from tecaj import _abi, _cuda, _programs
 
-RESULT, INDEX = 42.5, 7  # what every fake reduction of float32 leaves in its result bytes (value, index)
+RESULT, INDEX = 42.5, 7  # what every fake reduction leaves in its result bytes (value, index)
 CONTEXT, STREAM = 0x7000, 0x5100  # made-up handles: the primary context, the caller's current stream
 
 
@@ -26,6 +27,7 @@ class Driver:
 
     def __init__(self, calls):
         self.calls, self.current, self.next_ptr, self.host, self.device_bytes = calls, 0, 0x10000000, {}, {}
+        self.device_data = {}  # device pointer -> the bytes a fake kernel wrote there
 
     def __getattr__(self, name):
         if not name.startswith("cu"):
@@ -63,10 +65,23 @@ class Driver:
         self.host.pop(ptr, None)
         return 0
 
+    def _cuMemHostGetDevicePointer_v2(self, p, host, flags):
+        p._obj.value = host if host in self.host else 0  # (UVA: the host address)
+        return 0 if host in self.host else 1
+
     def _cuMemcpyDtoHAsync_v2(self, dst, src, nbytes, stream):
-        if self.device_bytes.get(src) == _abi.REDUKCIJA_OUT_BYTES:  # a result: a float32 and an index at byte 8
-            ctypes.memmove(dst, struct.pack("<f4xq", RESULT, INDEX), min(nbytes, 16))
+        data = self.device_data.get(src, b"")[:nbytes]
+        ctypes.memmove(dst, data, len(data))
         return 0
+
+    def write(self, out, data):
+        """A kernel's store of data at out: into mapped host memory, or device memory (kept for a copy)."""
+        if out in self.host:
+            ctypes.memmove(out, data, len(data))
+        elif out in self.device_bytes:
+            self.device_data[out] = data
+        else:
+            raise AssertionError(f"a fake kernel writes to {out:#x}, which is no allocation")
 
     def _cuPointerGetAttribute(self, value, attribute, ptr):
         value._obj.value = 0
@@ -96,6 +111,38 @@ def _describe(d):
 
 def _run(*args):
     return _abi.OK
+
+
+_FORMATS = {_abi.DTYPES["float32"]: "f", _abi.DTYPES["float64"]: "d", _abi.DTYPES["int32"]: "i", _abi.DTYPES["int64"]: "q"}
+
+
+def _redukcija_run(driver):
+    """tc_redukcija_run: RESULT in the plan's accumulator (an int where it is an integer), an arg
+    operator's pair as KeyValue<T> (the index at byte 8)."""
+    def run(plan, a, b, out, scratch, stream):
+        p = plan._obj
+        if p.op in (_abi.OPS["argmin"], _abi.OPS["argmax"]):
+            f = _FORMATS[p.type]
+            data = struct.pack("<" + f + ("4x" if f in "fi" else "") + "q", RESULT if f in "fd" else int(RESULT), INDEX)
+        else:
+            f = _FORMATS[p.accumulator]
+            data = struct.pack("<" + f, RESULT if f in "fd" else int(RESULT)).ljust(_abi.REDUKCIJA_OUT_BYTES, b"\0")
+        driver.write(out, data)
+        return _abi.OK
+    return run
+
+
+def _razdalja_run(driver):
+    """tc_razdalja_run: RESULT^2 as the plan's output: one double, one float, or the first of its floats."""
+    def run(plan, a, b, out, scratch, stream):
+        p = plan._obj
+        if p.output == _abi.RAZDALJA_SCALAR64:
+            data = struct.pack("<d", RESULT * RESULT)
+        else:
+            data = struct.pack("<f", RESULT * RESULT).ljust(4 * p.launch.out_count, b"\0")
+        driver.write(out, data)
+        return _abi.OK
+    return run
 
 
 class TorchTensor:
@@ -171,8 +218,9 @@ def gpu(devices=1):
     stubs.update({name: getattr(_abi.lib, name) for name in ("tc_redukcija_finish", "tc_razdalja_finish")})
     for name in stubs:
         patches.append(mock.patch.object(_abi.lib, name, _counted(calls, name, stubs[name])))
+    runs = {"redukcija": _redukcija_run(driver), "razdalja": _razdalja_run(driver)}
     for name, p in _programs.PROGRAMS.items():
-        run = _counted(calls, f"tc_{name}_run", _run)
+        run = _counted(calls, f"tc_{name}_run", runs.get(name, _run))
         patches += [mock.patch.object(p, "run", run), mock.patch.object(_abi.lib, f"tc_{name}_run", run)]
     _programs.clear_cache()  # (with the real driver: plans cached before are freed for real)
     with contextlib.ExitStack() as stack:

@@ -2,6 +2,7 @@
 the real libtecaj.so, with no GPU (plans are made for TECAJ_EMULATE's profile or, without one, the
 profile the commands use without a GPU). unittest style, so `python3 -m unittest` runs them as
 pytest does."""
+import ctypes
 import os
 import unittest
 
@@ -93,17 +94,38 @@ class Planning(unittest.TestCase):
     def test_emulated_profiles(self):
         for name in _programs.profiles():
             os.environ["TECAJ_EMULATE"] = name
+            tecaj.clear_cache()  # (the environment is read when the first plan is made)
             try:
                 self.assertEqual(tecaj.device()["profile"], name)
                 tecaj.plan("redukcija", vec(2**20 + 3))
             finally:
                 del os.environ["TECAJ_EMULATE"]
+                tecaj.clear_cache()
         os.environ["TECAJ_EMULATE"] = "no-such-gpu"
+        tecaj.clear_cache()
         try:
             with self.assertRaisesRegex(ValueError, "unknown GPU profile 'no-such-gpu' \\(profiles: t4"):
                 tecaj.device()
         finally:
             del os.environ["TECAJ_EMULATE"]
+            tecaj.clear_cache()
+
+    def test_the_environment_is_read_at_the_first_plan(self):
+        """TECAJ_EMULATE is read once (a call reads no environment); clear_cache() reads it again."""
+        x = vec(2**20 + 3)
+        tecaj.clear_cache()
+        os.environ["TECAJ_EMULATE"] = "t4"
+        try:
+            t4 = tecaj.plan("redukcija", x)["blocks"]
+            os.environ["TECAJ_EMULATE"] = "a100"
+            self.assertEqual(tecaj.device()["profile"], "t4")
+            self.assertEqual(tecaj.plan("redukcija", x)["blocks"], t4)
+            tecaj.clear_cache()
+            self.assertEqual(tecaj.device()["profile"], "a100")
+            self.assertNotEqual(tecaj.plan("redukcija", x)["blocks"], t4)
+        finally:
+            del os.environ["TECAJ_EMULATE"]
+            tecaj.clear_cache()
 
 
 class Domains(unittest.TestCase):
@@ -220,21 +242,53 @@ class Caching(unittest.TestCase):
 
 class CallCost(unittest.TestCase):
     """What a repeated call costs in driver and library calls, on the stand-in GPU (fake_gpu): a
-    cached redukcija launches, copies its result back, waits and decodes, and nothing more."""
-    CACHED = {"tc_redukcija_run": 1, "cuMemcpyDtoHAsync_v2": 1, "cuStreamSynchronize": 1, "tc_redukcija_finish": 1}
+    cached best redukcija launches (its kernel writes the result into mapped pinned host memory)
+    and waits, and nothing more; a variant that keeps its result in device memory adds one copy."""
+    CACHED = {"tc_redukcija_run": 1, "cuStreamSynchronize": 1}
+    COPIED = {"tc_redukcija_run": 1, "cuMemcpyDtoHAsync_v2": 1, "cuStreamSynchronize": 1}
 
     def test_a_cached_call(self):
         for array in (fake_gpu.TorchTensor, fake_gpu.CupyArray):
             with fake_gpu.gpu() as calls:
                 x = array(10**6)
                 self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
-                self.assertEqual(calls["cuMemAlloc_v2"], 2, array)  # scratch and the result's bytes, once
+                # scratch on the device and the result's bytes in mapped pinned memory, once
+                self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemHostAlloc"]), (1, 1), array)
                 calls.clear()
                 self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
                 self.assertEqual(dict(calls), self.CACHED, array)
-                for name in ("tc_redukcija_run", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize"):
+                for name in ("tc_redukcija_run", "cuStreamSynchronize"):
                     self.assertEqual(calls.last[name][-1], fake_gpu.STREAM, (array, name))  # the caller's stream
                 self.assertEqual(tecaj.cache_info(), {"hits": 1, "misses": 1, "plans": 1})
+
+    def test_result_paths(self):
+        """best's kernels write to mapped host memory (the run's out is a pinned buffer), the others'
+        to device memory, copied back; either way the value decoded is the one the kernel wrote."""
+        cases = [("redukcija", "best", {}, fake_gpu.RESULT, self.CACHED),
+                 ("redukcija", "r3", {}, fake_gpu.RESULT, self.COPIED),
+                 ("redukcija", "atomic", {}, fake_gpu.RESULT, self.COPIED),
+                 ("redukcija", "cg", {"op": "dot", "y": fake_gpu.TorchTensor(1025)}, fake_gpu.RESULT, self.COPIED),
+                 ("redukcija", "bm", {"op": "mean"}, fake_gpu.RESULT / 1025, self.COPIED),
+                 ("redukcija", "best", {"op": "argmin"}, (fake_gpu.RESULT, fake_gpu.INDEX), self.CACHED),
+                 ("redukcija", "best", {"op": "dot", "y": fake_gpu.TorchTensor(1025)}, fake_gpu.RESULT, self.CACHED),
+                 ("redukcija", "best", {"op": "mean"}, fake_gpu.RESULT / 1025, self.CACHED),
+                 ("redukcija", "best", {"op": "norm"}, fake_gpu.RESULT ** 0.5, self.CACHED),
+                 ("razdalja", "best", {}, fake_gpu.RESULT, {"tc_razdalja_run": 1, "cuStreamSynchronize": 1}),
+                 ("razdalja", "la1", {}, fake_gpu.RESULT, {"tc_razdalja_run": 1, "cuMemcpyDtoHAsync_v2": 1,
+                                                           "cuStreamSynchronize": 1}),
+                 ("razdalja", "ls4", {}, fake_gpu.RESULT, {"tc_razdalja_run": 1, "cuMemcpyDtoHAsync_v2": 1,
+                                                           "cuStreamSynchronize": 1, "tc_razdalja_finish": 1})]
+        for program, variant, opts, want, cost in cases:
+            with self.subTest(program=program, variant=variant, opts=opts), fake_gpu.gpu() as calls:
+                args = [fake_gpu.TorchTensor(1025)] * (2 if program == "razdalja" else 1)
+                call = lambda: getattr(tecaj, program)(*args, variant=variant, **opts)
+                self.assertEqual(call(), want)
+                out = calls.last[f"tc_{program}_run"][3]
+                mapped = "cuMemcpyDtoHAsync_v2" not in cost
+                self.assertEqual(out in tecaj._cuda._driver.host, mapped)
+                calls.clear()
+                self.assertEqual(call(), want)
+                self.assertEqual(dict(calls), cost)
 
     def test_several_devices_check_the_context(self):
         with fake_gpu.gpu(devices=2) as calls:
@@ -251,7 +305,7 @@ class CallCost(unittest.TestCase):
             calls.stream = fake_gpu.STREAM + 1
             calls.clear()
             tecaj.redukcija(x)  # the plan cached; scratch and result memory for the new stream, zeroed on it
-            self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemHostAlloc"], calls["cuMemsetD8Async"]), (2, 1, 1))
+            self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemHostAlloc"], calls["cuMemsetD8Async"]), (1, 1, 1))
             self.assertEqual(calls.last["cuMemsetD8Async"][-1], fake_gpu.STREAM + 1)
             self.assertEqual(calls.last["tc_redukcija_run"][-1], fake_gpu.STREAM + 1)
             calls.clear()
@@ -285,6 +339,72 @@ class CallCost(unittest.TestCase):
                 tecaj.redukcija(cpu)
             with self.assertRaisesRegex(ValueError, "variant='r9'"):
                 tecaj.redukcija(fake_gpu.TorchTensor(64), variant="r9")
+
+
+class Decoding(unittest.TestCase):
+    """The public calls decode their result bytes in Python (tecaj._results); the library's finish is
+    the reference, bit for bit, over random bytes and special values, for every op and type."""
+
+    SPECIAL32 = [0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xffc00123, 0x00000001,
+                 0x807fffff, 0x7f7fffff, 0x3f800000, 0x4b000001]
+    SPECIAL64 = [0, 1 << 63, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000, 0x7ff0000000000001,
+                 1, 0x000fffffffffffff, 0x7fefffffffffffff, (1 << 53) + 1, (1 << 63) - 1, (1 << 63) + 1, 0x3ff0000000000001]
+
+    def buffers(self, rng, count=300):
+        import struct
+        out = [rng.bytes(16) for _ in range(count)]
+        out += [struct.pack("<II", w, w) + rng.bytes(8) for w in self.SPECIAL32]
+        out += [struct.pack("<Q", w) + rng.bytes(8) for w in self.SPECIAL64]
+        return out
+
+    @staticmethod
+    def library(plan, host, dtype, op):
+        """The result as redukcija returned it from the library's finish."""
+        r = _abi.RedukcijaResult()
+        _abi.lib.tc_redukcija_finish(plan, host, ctypes.byref(r))
+        value = r.exact if dtype == "int32" and op not in ("mean", "norm") else r.value
+        return (value, r.index) if op in ("argmin", "argmax") else value
+
+    @staticmethod
+    def bits(v):
+        import struct
+        if isinstance(v, tuple):
+            return tuple(Decoding.bits(x) for x in v)
+        return (type(v).__name__, struct.pack("<d", v) if isinstance(v, float) else v)
+
+    def test_redukcija_decoder_is_the_library_finish(self):
+        from tecaj import _results
+        rng = np.random.default_rng(7)
+        plans = 0
+        for variant in ("best", "r3", "atomic", "bm"):
+            for dtype in ("float32", "float64", "int32"):
+                for op in _abi.OPS:
+                    if op in ("argmin", "argmax") and variant != "best":
+                        continue
+                    x = vec(1023, dtype)  # (an odd n: mean's division rounds)
+                    plan = tecaj.PREPARE["redukcija"](x, op=op, y=x if op == "dot" else None, variant=variant).plan
+                    buf = ctypes.create_string_buffer(16)
+                    decode = _results.redukcija(plan, ctypes.addressof(buf))
+                    plans += 1
+                    for data in self.buffers(rng):
+                        ctypes.memmove(buf, data, 16)
+                        want = self.library(plan, buf, dtype, op)
+                        self.assertEqual(self.bits(decode()), self.bits(want), (variant, dtype, op, data.hex()))
+        self.assertEqual(plans, 4 * 3 * 6 + 3 * 2)
+
+    def test_razdalja_decoder_is_the_library_finish(self):
+        from tecaj import _results
+        rng = np.random.default_rng(8)
+        a, b = vec(65537), vec(65537)
+        for variant in ("best", "la1", "ls4", "g"):
+            plan = tecaj.PREPARE["razdalja"](a, b, variant=variant).plan
+            nbytes = 4 * max(plan.launch.out_count, 2)
+            buf = ctypes.create_string_buffer(nbytes)
+            decode = _results.razdalja(plan, ctypes.addressof(buf))
+            for data in self.buffers(rng)[-40:] + [rng.bytes(nbytes)]:
+                ctypes.memmove(buf, data, min(16, nbytes))
+                want = _results.sqrt(_abi.lib.tc_razdalja_finish(plan, buf))  # (the root: Python's in both)
+                self.assertEqual(self.bits(decode()), self.bits(want), (variant, data.hex()))
 
 
 class Checks(unittest.TestCase):
