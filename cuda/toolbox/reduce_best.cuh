@@ -219,8 +219,8 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
         const int64_t vectors = n / W;
         // kBestVectors loads in flight a thread (predicated at the end), consecutive threads on
         // consecutive vectors. Not unrolled: unrolling by two made every thread divide for the
-        // trip count and peel an odd round (about 25 instructions a warp, and at 10^6, where
-        // every thread makes one round, the time follows the instruction count).
+        // trip count and peel an odd round, and at 10^6, where every thread makes one round, the
+        // time follows the instruction count (BENCHMARKS.md: redukcija best).
 #pragma unroll 1
         for (int64_t v = tid; v < vectors; v += kBestVectors * threads) {
             Vec x[kBestVectors], y[kBestVectors];
@@ -279,9 +279,9 @@ __global__ void __launch_bounds__(kBestMaxThreads) reduce_best(const T *a, const
     }
     // The scalar rest: fewer than W elements in all where the inputs are 16-byte aligned (every
     // input the commands make), so at most one round a thread. Not unrolled: unrolled by four, with
-    // a 64-bit division for its trip count, it was 150-190 of each kernel's SASS instructions
-    // (sum 496 -> 344, argmin 752 -> 560). Unaligned views (through the C ABI only) pay with one
-    // load in flight a thread.
+    // a 64-bit division for its trip count, it was a third of the kernel's instructions
+    // (BENCHMARKS.md: redukcija best). Unaligned views (through the C ABI only) pay with one load
+    // in flight a thread.
 #pragma unroll 1
     for (int64_t i = done + tid; i < n; i += threads) {
         if constexpr (kArg) win.see(a[i], i);

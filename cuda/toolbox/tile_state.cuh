@@ -14,7 +14,7 @@ namespace tc::tile {
 enum : uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
 
 // A status word: value (low 32 bits), then its tag: status (2 bits) and epoch (30 bits: a word
-// left by a run 2^30 runs before cannot pass for this run's). A run keeps its epoch as its tag
+// left by an earlier run passes for this run's only if it is a multiple of 2^30 runs old). A run keeps its epoch as its tag
 // base (epoch << 2), so a word's tag is one add of the status and a wanted tag one compare.
 constexpr uint32_t kEpochStep = 1u << 2;
 __host__ __device__ __forceinline__ uint32_t value_of(uint64_t w) { return uint32_t(w); }
@@ -51,15 +51,16 @@ struct SleepGiveUp {
 struct Epoch {
     unsigned long long word;
 
-    // the run's tag base (one 32-bit load)
+    // the run's tag base: the low half of the word, loaded whole (every access to the word is 64
+    // bits wide, as the memory model wants of accesses that race; the compiler may load the half)
     __device__ __forceinline__ uint32_t read() const {
-        return cuda::atomic_ref<const unsigned, cuda::thread_scope_device>(*reinterpret_cast<const unsigned *>(&word))
-            .load(cuda::memory_order_relaxed);
+        return uint32_t(cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(word)
+                            .load(cuda::memory_order_relaxed));
     }
-    // the next run's epoch (the low half: the count, never used by this rule, stays 0)
+    // the next run's epoch, and a count of 0 (never used by this rule)
     __device__ __forceinline__ void advance(uint32_t run) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*reinterpret_cast<unsigned *>(&word))
-            .store(run + kEpochStep, cuda::memory_order_relaxed);
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(word).store(uint64_t(run + kEpochStep),
+                                                                                    cuda::memory_order_relaxed);
     }
     // this block has read the epoch and published: the word before it (its answer is needed only
     // by advance_if_last, so a block may look at it last)
