@@ -490,7 +490,7 @@ uint64_t layout_word(uint32_t value, uint32_t status, uint32_t epoch) {
 // the whole chain: every block has read the epoch), or the count.
 template <class Wait, int K, bool Counted>
 __global__ void chain_kernel(const uint32_t *in, uint32_t *seen, Epoch *epoch, uint64_t *words, int *gave_up) {
-    const uint32_t run = epoch->read();
+    const uint32_t run = Counted ? epoch->read_counted() : epoch->read();
     const tc::tile::TileState<Wait> state{words, run};
     const int64_t b = blockIdx.x;
     uint32_t sum[K];

@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t tile = blockIdx.x, warp_base = tile * kBestTile + int64_t(warp) * (32 * kBestItems);
     uint32_t epoch = 0;  // (warp 0 publishes and looks back; its load goes out with the data's)
-    if (warp == 0) epoch = epoch_word->read();
+    if (warp == 0) epoch = epoch_word->read_counted();
     // load: row r of the warp is warp_base + 128 r; the lane's 4 elements start at + 4 lane
     const bool whole = (tile + 1) * kBestTile <= n && (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
                        (reinterpret_cast<uintptr_t>(out) & 15) == 0 && (!SEG || (reinterpret_cast<uintptr_t>(flags) & 3) == 0);

@@ -51,16 +51,22 @@ struct SleepGiveUp {
 struct Epoch {
     unsigned long long word;
 
-    // the run's tag base: the low half of the word, loaded whole (every access to the word is 64
-    // bits wide, as the memory model wants of accesses that race; the compiler may load the half)
+    // Each rule keeps its accesses to the word one width, as the memory model wants of accesses
+    // that race: advance's the low half (32 bits), the counted rule's the whole word (64).
+    // the run's tag base, under advance's rule (one 32-bit load)
     __device__ __forceinline__ uint32_t read() const {
+        return cuda::atomic_ref<const unsigned, cuda::thread_scope_device>(*reinterpret_cast<const unsigned *>(&word))
+            .load(cuda::memory_order_relaxed);
+    }
+    // the next run's epoch (the low half)
+    __device__ __forceinline__ void advance(uint32_t run) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*reinterpret_cast<unsigned *>(&word))
+            .store(run + kEpochStep, cuda::memory_order_relaxed);
+    }
+    // the run's tag base, under the counted rule: the low half of a whole load
+    __device__ __forceinline__ uint32_t read_counted() const {
         return uint32_t(cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(word)
                             .load(cuda::memory_order_relaxed));
-    }
-    // the next run's epoch, and a count of 0 (never used by this rule)
-    __device__ __forceinline__ void advance(uint32_t run) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(word).store(uint64_t(run + kEpochStep),
-                                                                                    cuda::memory_order_relaxed);
     }
     // this block has read the epoch and published: the word before it (its answer is needed only
     // by advance_if_last, so a block may look at it last)
