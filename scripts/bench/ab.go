@@ -24,19 +24,10 @@ type bundle struct {
 func (r *runner) ab(lines string, others []string, name, base string, rounds int) error {
 	var todo []string
 	if lines == "targets" {
-		progs, err := programs(r.bin)
-		if err != nil {
+		if err := r.eachLine(nil, func(prog string, _ int, args string) {
+			todo = append(todo, prog+" -variant "+abVariants(prog)+" "+args)
+		}, nil); err != nil {
 			return err
-		}
-		for _, prog := range progs {
-			bench, err := r.benchmarks(r.bin, prog)
-			if err != nil {
-				r.fail(prog+" -benchmarks", err)
-				continue
-			}
-			for _, args := range bench {
-				todo = append(todo, prog+" -variant "+abVariants(prog)+" "+args)
-			}
 		}
 	} else {
 		text, err := os.ReadFile(lines)

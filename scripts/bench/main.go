@@ -161,38 +161,15 @@ func abVariants(prog string) string {
 	return "best,cub"
 }
 
-func (r *runner) targets(progs []string) error {
+// eachLine calls line with every benchmark line of progs (of every program in the bundle where
+// none is named), in order, and done after each program's lines where done is not nil.
+func (r *runner) eachLine(progs []string, line func(prog string, k int, args string), done func(prog string)) error {
 	if len(progs) == 0 {
 		var err error
 		if progs, err = programs(r.bin); err != nil {
 			return err
 		}
 	}
-	for _, prog := range progs {
-		lines, err := r.benchmarks(r.bin, prog)
-		if err != nil {
-			r.fail(prog+" -benchmarks", err)
-			continue
-		}
-		for _, args := range lines {
-			r.one(runSpec{prog: prog, args: append([]string{"-variant", targetVariants(prog, args)}, strings.Fields(args)...)})
-		}
-	}
-	return nil
-}
-
-func (r *runner) tables(progs []string, out string) error {
-	if len(progs) == 0 {
-		var err error
-		if progs, err = programs(r.bin); err != nil {
-			return err
-		}
-	}
-	dir, err := os.MkdirTemp("", "tables")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	for _, prog := range progs {
 		lines, err := r.benchmarks(r.bin, prog)
 		if err != nil {
@@ -200,14 +177,37 @@ func (r *runner) tables(progs []string, out string) error {
 			continue
 		}
 		for k, args := range lines {
-			fmt.Fprintln(r.term)
-			csv := filepath.Join(dir, fmt.Sprintf("%s-%d.csv", prog, k+1))
-			argv := append(append([]string{"-variant", "all"}, strings.Fields(args)...), "-csv", csv)
-			if code := r.tee(prog, argv); code != 0 {
-				r.failed = append(r.failed, prog+" "+args)
-			}
+			line(prog, k, args)
 		}
-		r.tee(prog, []string{"-info"})
+		if done != nil {
+			done(prog)
+		}
+	}
+	return nil
+}
+
+func (r *runner) targets(progs []string) error {
+	return r.eachLine(progs, func(prog string, _ int, args string) {
+		r.one(runSpec{prog: prog, args: append([]string{"-variant", targetVariants(prog, args)}, strings.Fields(args)...)})
+	}, nil)
+}
+
+func (r *runner) tables(progs []string, out string) error {
+	dir, err := os.MkdirTemp("", "tables")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	err = r.eachLine(progs, func(prog string, k int, args string) {
+		fmt.Fprintln(r.term)
+		csv := filepath.Join(dir, fmt.Sprintf("%s-%d.csv", prog, k+1))
+		argv := append(append([]string{"-variant", "all"}, strings.Fields(args)...), "-csv", csv)
+		if code := r.tee(prog, argv); code != 0 {
+			r.failed = append(r.failed, prog+" "+args)
+		}
+	}, func(prog string) { r.tee(prog, []string{"-info"}) })
+	if err != nil {
+		return err
 	}
 	archive := filepath.Join(out, "tables.tgz")
 	if err := writeTgz(archive, dir, ""); err != nil {
