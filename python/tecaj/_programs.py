@@ -96,10 +96,10 @@ class Memory:
     """What the runs of one plan on one stream reuse: scratch (zero-filled once, on that stream) and,
     where the result is a few bytes, where the kernels write them: mapped pinned host memory
     (mapped: the kernels write to the host, no copy), or device memory and pinned host memory they
-    are copied back to; decode() reads them (made once by the program's decoder). The pointers are
+    are copied back to; decode() reads them (made by the program's decoder at the first public call). The pointers are
     plain ints, made once."""
 
-    def __init__(self, plan, stream, result_bytes, mapped, decoder):
+    def __init__(self, plan, stream, result_bytes, mapped):
         self.buffers = [_cuda.Buffer(plan.launch.scratch_bytes, zero_on=stream)]
         self.scratch = self.buffers[0].ptr
         self.out = self.host = self.decode = None
@@ -113,8 +113,6 @@ class Memory:
                 self.buffers += [_cuda.Buffer(result_bytes), pinned]
                 self.out = self.buffers[1].ptr
             self.host = pinned.ptr
-        if decoder is not None:
-            self.decode = decoder(plan, self.host)
 
     def fetch(self, stream):
         """Waits for the stream (a kernel's error surfaces here) with the result bytes on the host."""
@@ -137,9 +135,19 @@ class Entry:
         self.plan, self.ref, self.mapped, self.per_stream = plan, byref(plan), mapped, {}
 
     def memory(self, stream, result_bytes=0, mapped=False, decoder=None):
+        """The Memory of (stream, mapped), made on first use; decoder: the public calls' (a prepared
+        Job, which reads the library's finish, may have made the Memory without one)."""
+        m = self.per_stream.get((stream, mapped))
+        if m is None or (m.decode is None and decoder is not None):
+            m = self._made(stream, result_bytes, mapped, decoder)
+        return m
+
+    def _made(self, stream, result_bytes, mapped, decoder):
         m = self.per_stream.get((stream, mapped))
         if m is None:
-            m = self.per_stream[(stream, mapped)] = Memory(self.plan, stream, result_bytes, mapped, decoder)
+            m = self.per_stream[(stream, mapped)] = Memory(self.plan, stream, result_bytes, mapped)
+        if decoder is not None and m.decode is None:
+            m.decode = decoder(self.plan, m.host)
         return m
 
     def free(self):

@@ -290,6 +290,19 @@ class CallCost(unittest.TestCase):
                 self.assertEqual(call(), want)
                 self.assertEqual(dict(calls), cost)
 
+    def test_a_call_after_a_prepared_job(self):
+        """compare() runs prepared Jobs, which read the library's finish and make no decoder; a public
+        call of the same variant after them (the same result memory: the variants but best keep device
+        memory either way) still decodes."""
+        for program, variant in (("redukcija", "r3"), ("redukcija", "best"), ("razdalja", "la1"), ("razdalja", "ls4")):
+            with self.subTest(program=program, variant=variant), fake_gpu.gpu():
+                args = [fake_gpu.TorchTensor(1025)] * (2 if program == "razdalja" else 1)
+                job = tecaj.PREPARE[program](*args, variant=variant)
+                job.start()
+                job.launch()
+                self.assertEqual(job.finish(), fake_gpu.RESULT)
+                self.assertEqual(getattr(tecaj, program)(*args, variant=variant), fake_gpu.RESULT)
+
     def test_several_devices_check_the_context(self):
         with fake_gpu.gpu(devices=2) as calls:
             x = fake_gpu.TorchTensor(10**6)
