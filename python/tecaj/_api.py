@@ -72,13 +72,14 @@ def _razdalja_bytes(pl):
 def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
     e, call, A, B = _razdalja(a, b, variant, threads, blocks)
     run, nbytes = PROGRAMS["razdalja"].run, _razdalja_bytes(e.plan)
+    m = None  # (the launching thread's Memory: finish reads the result where the launch put it)
 
     def launch():
+        nonlocal m
         m = e.memory(call.stream, nbytes)
         _status("razdalja", variant, run(e.ref, A.ptr, B.ptr, m.out, m.scratch, call.stream))
 
     def finish():
-        m = e.memory(call.stream, nbytes)
         m.fetch(call.stream)
         call.finish()
         return math.sqrt(lib.tc_razdalja_finish(e.ref, m.host))
@@ -110,13 +111,14 @@ def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
     run, nbytes = PROGRAMS["redukcija"].run, _abi.REDUKCIJA_OUT_BYTES
     exact = X.dtype == "int32" and op not in ("mean", "norm")
     arg = op in ("argmin", "argmax")
+    m = None  # (the launching thread's Memory: finish reads the result where the launch put it)
 
     def launch():
+        nonlocal m
         m = e.memory(call.stream, nbytes)
         _status("redukcija", variant, run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, call.stream))
 
     def finish():  # (the library's decoding: the reference the public call's decoder is held to)
-        m = e.memory(call.stream, nbytes)
         m.fetch(call.stream)
         call.finish()
         r = _abi.RedukcijaResult()

@@ -4,6 +4,8 @@ profile the commands use without a GPU). unittest style, so `python3 -m unittest
 pytest does."""
 import ctypes
 import os
+import threading
+import time
 import unittest
 
 import numpy as np
@@ -18,6 +20,28 @@ SIZES = (1, 2, 31, 33, 1023, 1025, 65537, 2**20 + 3)
 
 def vec(n, dtype=np.float32):
     return (RNG.standard_normal(n) * 100).astype(dtype)
+
+
+def in_threads(fn, count):
+    """[fn(0), ..., fn(count - 1)], each called on a thread of its own, started together; a thread's
+    exception is raised here."""
+    results, errors = [None] * count, []
+    start = threading.Barrier(count)
+
+    def body(i):
+        try:
+            start.wait()
+            results[i] = fn(i)
+        except BaseException as e:  # (re-raised on the test's thread)
+            errors.append(e)
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 class Vocabulary(unittest.TestCase):
@@ -303,6 +327,16 @@ class CallCost(unittest.TestCase):
                 self.assertEqual(job.finish(), fake_gpu.RESULT)
                 self.assertEqual(getattr(tecaj, program)(*args, variant=variant), fake_gpu.RESULT)
 
+    def test_a_job_finishes_on_another_thread(self):
+        """A prepared Job's finish reads the result where its launch put it (the launching thread's
+        memory), whichever thread finishes it."""
+        with fake_gpu.gpu():
+            tecaj._cuda._driver.results[0x20000000] = 5.0
+            job = tecaj.PREPARE["redukcija"](fake_gpu.TorchTensor(1025), variant="r3")
+            job.start()
+            job.launch()
+            self.assertEqual(in_threads(lambda i: job.finish(), 1), [5.0])
+
     def test_several_devices_check_the_context(self):
         with fake_gpu.gpu(devices=2) as calls:
             x = fake_gpu.TorchTensor(10**6)
@@ -324,6 +358,35 @@ class CallCost(unittest.TestCase):
             calls.clear()
             self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
             self.assertEqual(dict(calls), self.CACHED)
+
+    def test_threads_on_one_stream_read_their_own_results(self):
+        """Two threads' calls on one stream (NumPy calls' and a framework's default): each launches
+        before either waits (ctypes lets go of the GIL); each must read its own input's result."""
+        for variant in ("best", "r3"):
+            with self.subTest(variant=variant), fake_gpu.gpu():
+                driver = tecaj._cuda._driver
+                xs = [fake_gpu.TorchTensor(1025, ptr=0x20000000 + i * 0x10000) for i in range(2)]
+                for i, x in enumerate(xs):
+                    driver.results[x.data_ptr()] = 10.0 + i
+                tecaj.redukcija(xs[0], variant=variant)  # (the plan and the stream's memory made)
+                launched, synchronize = threading.Barrier(2, timeout=5), driver.cuStreamSynchronize
+
+                def wait(stream):  # returns once both threads have launched
+                    launched.wait()
+                    return synchronize(stream)
+                driver.cuStreamSynchronize = wait
+                self.assertEqual(in_threads(lambda i: tecaj.redukcija(xs[i], variant=variant), 2), [10.0, 11.0])
+
+    def test_threads_calling_first_make_one_scratch(self):
+        """Two threads' first calls of one plan on one stream at once: one scratch for the stream
+        (zero-filled once), a result buffer for each."""
+        with fake_gpu.gpu() as calls:
+            driver = tecaj._cuda._driver
+            alloc = driver.cuMemAlloc_v2
+            driver.cuMemAlloc_v2 = lambda *args: time.sleep(0.05) or alloc(*args)  # (the other thread runs meanwhile)
+            x = fake_gpu.TorchTensor(1025)
+            self.assertEqual(in_threads(lambda i: tecaj.redukcija(x), 2), [fake_gpu.RESULT] * 2)
+            self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemsetD8Async"], calls["cuMemHostAlloc"]), (1, 1, 2))
 
     def test_arg_results(self):
         with fake_gpu.gpu():
