@@ -49,7 +49,7 @@ def prepare_razlika(a, b, variant="best", out=None, threads=0, blocks=0):
     check_size(A)
     e = plan("razlika", variant, (A.size, threads, blocks), A.device, lambda base: _abi.RazlikaRequest(base=base, lesson=0))
     call = Call([A, B], managed=bool(PROGRAMS["razlika"].variants[e.plan.launch.variant].flags & _abi.MANAGED))
-    out_obj, O = output("out", out, A, A.shape, "float32", call)
+    out_obj, O = output("out", out, A, A.shape, "float32", call, same=(A, B))  # (elementwise: in place is safe)
     launch = lambda: _status("razlika", variant, lib.tc_razlika_run(e.ref, A.ptr, B.ptr, O.ptr, call.stream))
     return Job("razlika", variant, e, call, [O], launch, lambda: _returned(call, [O], [out_obj]))
 
@@ -168,11 +168,11 @@ def prepare_urejanje(keys, values=None, desc=False, variant="best", out=None, th
     if isinstance(out, tuple) and (values is None or len(out) != 2):
         raise ValueError("out: the sorted keys' array, or (keys, values) where values are given")
     outs = out if isinstance(out, tuple) else (out, None)
-    k_obj, KO = output("out", outs[0], K, K.shape, K.dtype, call)
+    k_obj, KO = output("out", outs[0], K, K.shape, K.dtype, call, same=(K,))  # (urejanje.h: keys_out may equal keys_in)
     results, objs = [KO], [k_obj]
     VO = None
     if values is not None:
-        v_obj, VO = output("out[1]", outs[1], ops[1], K.shape, ops[1].dtype, call)
+        v_obj, VO = output("out[1]", outs[1], ops[1], K.shape, ops[1].dtype, call, apart=(KO,))
         results.append(VO)
         objs.append(v_obj)
     launch = lambda: _status("urejanje", variant, lib.tc_urejanje_run(

@@ -313,9 +313,12 @@ class Call:
             self.staged = []
 
 
-def output(name, out, like, shape, dtype, call):
-    """out as an operand (checked), or a new array in like's framework."""
-    if out is None:
+def output(name, out, like, shape, dtype, call, same=(), apart=()):
+    """out as an operand (checked), or a new array in like's framework. A given device out must not
+    overlap the inputs or apart (the kernels read them while they write out), except that it may be
+    exactly an operand of same, where the program's ABI allows it (NumPy arrays are staged apart)."""
+    given = out is not None
+    if not given:
         out = _arrays.empty(like, shape, dtype)
     o = _arrays.describe(name, out, call.stream)
     if o.kind == "numpy":
@@ -331,4 +334,11 @@ def output(name, out, like, shape, dtype, call):
                         f"{'NumPy' if call.host else 'device'} inputs")
     if o.kind != "numpy" and o.device != call.device:
         raise ValueError(f"{name}: on device {o.device}; the inputs are on device {call.device}")
+    if given and o.kind != "numpy":
+        for other in (*call.inputs, *apart):
+            if o.ptr < other.ptr + other.nbytes and other.ptr < o.ptr + o.nbytes and not (
+                    other in same and o.ptr == other.ptr and o.nbytes == other.nbytes):
+                raise ValueError(f"{name}: overlaps {other.name} in memory; " + (
+                    f"pass {other.name} itself (in place) or memory apart from it" if other in same
+                    else f"the result goes to memory apart from {other.name}"))
     return out, o

@@ -385,8 +385,40 @@ class CallCost(unittest.TestCase):
             alloc = driver.cuMemAlloc_v2
             driver.cuMemAlloc_v2 = lambda *args: time.sleep(0.05) or alloc(*args)  # (the other thread runs meanwhile)
             x = fake_gpu.TorchTensor(1025)
+            tecaj.plan("redukcija", x)  # (the plan made: the threads meet at its memory)
             self.assertEqual(in_threads(lambda i: tecaj.redukcija(x), 2), [fake_gpu.RESULT] * 2)
             self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemsetD8Async"], calls["cuMemHostAlloc"]), (1, 1, 2))
+
+    def test_outputs_apart_from_inputs(self):
+        """out= must not overlap an input where the ABI says so (prefiks, konvolucija: out may not
+        alias in); razlika (elementwise) and urejanje's keys (keys_out may equal keys_in) take the
+        input itself, never a part of it; urejanje's values go apart from every keys array."""
+        T = fake_gpu.TorchTensor
+        with fake_gpu.gpu():
+            x, shifted = T(1025), T(1025, ptr=0x20000000 + 8)
+            for out in (x, shifted):
+                with self.assertRaisesRegex(ValueError, "out: overlaps x in memory; the result goes to memory apart"):
+                    tecaj.prefiks(x, out=out)
+                with self.assertRaisesRegex(ValueError, "out: overlaps img"):
+                    tecaj.konvolucija(x, out=out)
+            with self.assertRaisesRegex(ValueError, "out: overlaps flags"):
+                tecaj.prefiks(x, flags=T(1025, "uint8", ptr=0x40000000), out=T(1025, ptr=0x40000000 + 512))
+            self.assertIs(tecaj.razlika(x, T(1025, ptr=0x40000000), out=x), x)  # in place
+            with self.assertRaisesRegex(ValueError, "out: overlaps b"):
+                tecaj.razlika(x, T(1025, ptr=0x40000000), out=T(1025, ptr=0x40000000 + 4))
+            self.assertIs(tecaj.urejanje(x, out=x), x)  # in place
+            with self.assertRaisesRegex(ValueError, "out: overlaps keys in memory; pass keys itself"):
+                tecaj.urejanje(x, out=shifted)
+            values = T(1025, "uint32", ptr=0x40000000)
+            with self.assertRaisesRegex(ValueError, "out: overlaps values"):
+                tecaj.urejanje(x, values, out=(T(1025, ptr=0x40000000), T(1025, "uint32", ptr=0x50000000)))
+            for vo, other in ((T(1025, "uint32", ptr=0x20000000), "keys"), (values, "values"),
+                              (T(1025, "uint32", ptr=0x60000000 + 4), "out")):
+                with self.assertRaisesRegex(ValueError, f"out\\[1\\]: overlaps {other}"):
+                    tecaj.urejanje(x, values, out=(T(1025, ptr=0x60000000), vo))
+            self.assertEqual(len(tecaj.urejanje(x, values, out=(x, T(1025, "uint32", ptr=0x50000000)))), 2)
+            a = vec(1025)
+            self.assertIs(tecaj.prefiks(a, out=a), a)  # (NumPy: staged apart)
 
     def test_arg_results(self):
         with fake_gpu.gpu():
