@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _abi, _arrays, _cuda, _results
 from ._abi import lib
+from ._arrays import LATER
 from ._programs import (FIELDS, MASKS, PROGRAMS, SCAN_OPS, Call, check_same, check_size, check_type, output, plan)
 
 
@@ -32,7 +33,14 @@ def _status(program, variant, s):
 
 
 def _ops(*pairs):
-    return [_arrays.describe(name, x, None) for name, x in pairs if x is not None]
+    """The arrays among (name, array) pairs, described; DLPack operands last, their producers asked
+    for the call's stream (that of the first PyTorch or CuPy operand, whichever argument it is)."""
+    ops = [_arrays.describe(name, x, LATER) for name, x in pairs if x is not None]
+    if None in ops:
+        stream = _arrays.call_stream([o for o in ops if o is not None])
+        pairs = [p for p in pairs if p[1] is not None]
+        ops = [o or _arrays.describe(name, x, stream) for o, (name, x) in zip(ops, pairs)]
+    return ops
 
 
 def _returned(call, outs, objs):

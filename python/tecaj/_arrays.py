@@ -14,6 +14,7 @@ from . import _cuda
 _DL_INT, _DL_UINT, _DL_FLOAT = 0, 1, 2
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
 LEGACY_STREAM = 0  # what we launch on where the caller's framework names no stream
+LATER = object()  # describe()'s stream where the call's is not known yet (see describe)
 
 
 class _DLTensor(Structure):
@@ -79,7 +80,9 @@ def _strided(name):
 
 
 def describe(name, x, stream):
-    """The operand x as tecaj reads it; stream: the one its kernels will run on (None: not yet known)."""
+    """The operand x as tecaj reads it; stream: the one its kernels will run on (None: the legacy
+    default stream). With LATER, a DLPack operand is not read (its producer must be asked for the
+    call's stream): None is returned for it, to be described again once the stream is known."""
     fw = _framework(x)
     if fw == "torch" and hasattr(x, "data_ptr"):
         if not x.is_cuda:
@@ -99,6 +102,8 @@ def describe(name, x, stream):
         dev_type, dev_id = x.__dlpack_device__()
         if int(dev_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
             raise TypeError(f"{name}: an array on DLPack device type {int(dev_type)}; tecaj takes {ACCEPTED}")
+        if stream is LATER:
+            return None
         # the producer orders its work before our stream (1: the legacy default stream, DLPack's word for it)
         capsule = x.__dlpack__(stream=stream if stream else 1)
         t = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
@@ -126,14 +131,17 @@ def describe(name, x, stream):
     raise TypeError(f"{name}: a {type(x).__module__}.{type(x).__name__}; tecaj takes {ACCEPTED}")
 
 
-def current_stream(op):
-    """The caller's current stream in op's framework (the legacy default stream where it has none)."""
-    if op.kind == "torch":
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # (the handle alone, without a Stream object)
-        return raw(op.device) if raw else torch.cuda.current_stream(op.device).cuda_stream
-    if op.kind == "cupy":
-        return sys.modules["cupy"].cuda.get_current_stream().ptr
+def call_stream(ops):
+    """The stream a call runs on: the caller's current stream in the framework of its first PyTorch
+    or CuPy operand (where the caller queued the work that made the arrays), else the legacy default
+    stream."""
+    for op in ops:
+        if op.kind == "torch":
+            torch = sys.modules["torch"]
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # (the handle alone, without a Stream object)
+            return raw(op.device) if raw else torch.cuda.current_stream(op.device).cuda_stream
+        if op.kind == "cupy":
+            return sys.modules["cupy"].cuda.get_current_stream().ptr
     return LEGACY_STREAM
 
 

@@ -280,7 +280,7 @@ class Call:
                 raise ValueError(f"{o.name}: on device {o.device}, {first.name} on device {self.device}; "
                                  "tecaj takes arrays on one device")
         self.inputs, self.managed, self.staged = inputs, managed, []
-        self.stream = None if self.host else _arrays.current_stream(first)
+        self.stream = None if self.host else _arrays.call_stream(inputs)
 
     def start(self, outputs=()):
         """Selects the device and gives every operand a device pointer; returns the stream."""

@@ -17,7 +17,7 @@ from unittest import mock
 
 import numpy as np
 
-from tecaj import _abi, _cuda, _programs
+from tecaj import _abi, _arrays, _cuda, _programs
 
 RESULT, INDEX = 42.5, 7  # what every fake reduction leaves in its result bytes (value, index)
 CONTEXT, STREAM = 0x7000, 0x5100  # made-up handles: the primary context, the caller's current stream
@@ -195,6 +195,28 @@ class CupyArray:
         self.data = types.SimpleNamespace(ptr=ptr, device_id=device)
         self.device = types.SimpleNamespace(id=device)
         self.flags = types.SimpleNamespace(c_contiguous=contiguous)
+
+
+_capsule = ctypes.pythonapi.PyCapsule_New
+_capsule.restype, _capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_DLTENSOR = b"dltensor"  # (a capsule keeps a pointer to its name: this one lives as long as the module)
+
+
+class DLPackArray:
+    """An array that offers DLPack only (another framework's, on CUDA device 0): a 1-D DLTensor of
+    the DLDataType (code, bits); asked: the stream each __dlpack__ call was asked for."""
+
+    def __init__(self, n, code=2, bits=32, ptr=0x70000000):
+        self.asked, self._shape = [], (ctypes.c_int64 * 1)(n)
+        self._tensor = _arrays._DLTensor(data=ptr, device_type=2, device_id=0, ndim=1, code=code, bits=bits,
+                                         lanes=1, shape=self._shape)
+
+    def __dlpack_device__(self):
+        return 2, 0
+
+    def __dlpack__(self, stream=None):
+        self.asked.append(stream)
+        return _capsule(ctypes.addressof(self._tensor), _DLTENSOR, None)
 
 
 def _frameworks(calls):

@@ -420,6 +420,20 @@ class CallCost(unittest.TestCase):
             a = vec(1025)
             self.assertIs(tecaj.prefiks(a, out=a), a)  # (NumPy: staged apart)
 
+    def test_dlpack_is_asked_for_the_calls_stream(self):
+        """A DLPack operand's producer orders its work before the stream the kernels run on: the
+        current stream of the first PyTorch or CuPy operand, whichever argument it is (the legacy
+        default stream, 1 in DLPack's words, where there is none)."""
+        with fake_gpu.gpu() as calls:
+            for first in (True, False):
+                dl, x = fake_gpu.DLPackArray(1025), fake_gpu.TorchTensor(1025)
+                tecaj.redukcija(*((x, "dot", dl) if first else (dl, "dot", x)))
+                self.assertEqual(dl.asked, [fake_gpu.STREAM], first)
+                self.assertEqual(calls.last["tc_redukcija_run"][-1], fake_gpu.STREAM, first)
+            dl = fake_gpu.DLPackArray(1025)
+            tecaj.redukcija(dl)
+            self.assertEqual((dl.asked, calls.last["tc_redukcija_run"][-1]), ([1], 0))
+
     def test_arg_results(self):
         with fake_gpu.gpu():
             x = fake_gpu.TorchTensor(1025)
