@@ -230,6 +230,25 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "x: a strided .non-contiguous. array"):
             tecaj.plan("redukcija", Strided())
 
+    def test_byte_order_and_byte_strides(self):
+        """Elements in the other byte order would be read as garbage: refused (NumPy arrays, out= and
+        the CUDA Array Interface). A byte stride that is no multiple of the element's size is strided."""
+        with self.assertRaisesRegex(TypeError, r"x: float32 elements in non-native byte order \(>f4\); .*astype"):
+            tecaj.plan("redukcija", vec(10).astype(">f4"))
+        with self.assertRaisesRegex(TypeError, "out: int32 elements in non-native byte order"):
+            tecaj.prefiks(vec(10, np.int32), out=np.zeros(10, ">i4"))
+
+        class Interface:  # a device array through the CUDA Array Interface
+            def __init__(self, shape, typestr="<f4", strides=None):
+                self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0, False),
+                                                 "strides": strides, "version": 3}
+        with self.assertRaisesRegex(TypeError, "x: float32 elements in non-native byte order"):
+            tecaj.plan("redukcija", Interface((4,), ">f4"))
+        for shape, strides in (((4,), (6,)), ((2, 3), (13, 4)), ((2, 3), (12, 5))):
+            with self.assertRaisesRegex(ValueError, "x: a strided .non-contiguous. array", msg=strides):
+                tecaj.plan("redukcija", Interface(shape, strides=strides))
+        self.assertEqual(tecaj.plan("redukcija", Interface((2, 1, 3), strides=(12, 7, 4)))["n"], 6)
+
     def test_mask_weights_match_the_commands(self):
         from tecaj._api import mask_weights
         w, mag = mask_weights("gauss", 5, 2)
@@ -433,6 +452,13 @@ class CallCost(unittest.TestCase):
             dl = fake_gpu.DLPackArray(1025)
             tecaj.redukcija(dl)
             self.assertEqual((dl.asked, calls.last["tc_redukcija_run"][-1]), ([1], 0))
+
+    def test_dlpack_booleans(self):
+        """DLPack producers send booleans as kDLBool (code 6) of 8 bits: accepted as flags."""
+        with fake_gpu.gpu() as calls:
+            x, flags = fake_gpu.TorchTensor(1025, ptr=0x40000000), fake_gpu.DLPackArray(1025, code=6, bits=8)
+            tecaj.prefiks(x, flags=flags, out=fake_gpu.TorchTensor(1025))
+            self.assertEqual(calls.last["tc_prefiks_run"][2], 0x70000000)
 
     def test_arg_results(self):
         with fake_gpu.gpu():
