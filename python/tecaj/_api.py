@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _abi, _arrays, _cuda, _results
 from ._abi import lib
+from ._arrays import LATER
 from ._programs import (FIELDS, MASKS, PROGRAMS, SCAN_OPS, Call, check_same, check_size, check_type, output, plan)
 
 
@@ -32,7 +33,14 @@ def _status(program, variant, s):
 
 
 def _ops(*pairs):
-    return [_arrays.describe(name, x, None) for name, x in pairs if x is not None]
+    """The arrays among (name, array) pairs, described; DLPack operands last, their producers asked
+    for the call's stream (that of the first PyTorch or CuPy operand, whichever argument it is)."""
+    ops = [_arrays.describe(name, x, LATER) for name, x in pairs if x is not None]
+    if None in ops:
+        stream = _arrays.call_stream([o for o in ops if o is not None])
+        pairs = [p for p in pairs if p[1] is not None]
+        ops = [o or _arrays.describe(name, x, stream) for o, (name, x) in zip(ops, pairs)]
+    return ops
 
 
 def _returned(call, outs, objs):
@@ -49,7 +57,7 @@ def prepare_razlika(a, b, variant="best", out=None, threads=0, blocks=0):
     check_size(A)
     e = plan("razlika", variant, (A.size, threads, blocks), A.device, lambda base: _abi.RazlikaRequest(base=base, lesson=0))
     call = Call([A, B], managed=bool(PROGRAMS["razlika"].variants[e.plan.launch.variant].flags & _abi.MANAGED))
-    out_obj, O = output("out", out, A, A.shape, "float32", call)
+    out_obj, O = output("out", out, A, A.shape, "float32", call, same=(A, B))  # (elementwise: in place is safe)
     launch = lambda: _status("razlika", variant, lib.tc_razlika_run(e.ref, A.ptr, B.ptr, O.ptr, call.stream))
     return Job("razlika", variant, e, call, [O], launch, lambda: _returned(call, [O], [out_obj]))
 
@@ -72,13 +80,14 @@ def _razdalja_bytes(pl):
 def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
     e, call, A, B = _razdalja(a, b, variant, threads, blocks)
     run, nbytes = PROGRAMS["razdalja"].run, _razdalja_bytes(e.plan)
+    m = None  # (the launching thread's Memory: finish reads the result where the launch put it)
 
     def launch():
+        nonlocal m
         m = e.memory(call.stream, nbytes)
         _status("razdalja", variant, run(e.ref, A.ptr, B.ptr, m.out, m.scratch, call.stream))
 
     def finish():
-        m = e.memory(call.stream, nbytes)
         m.fetch(call.stream)
         call.finish()
         return math.sqrt(lib.tc_razdalja_finish(e.ref, m.host))
@@ -110,13 +119,14 @@ def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
     run, nbytes = PROGRAMS["redukcija"].run, _abi.REDUKCIJA_OUT_BYTES
     exact = X.dtype == "int32" and op not in ("mean", "norm")
     arg = op in ("argmin", "argmax")
+    m = None  # (the launching thread's Memory: finish reads the result where the launch put it)
 
     def launch():
+        nonlocal m
         m = e.memory(call.stream, nbytes)
         _status("redukcija", variant, run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, call.stream))
 
     def finish():  # (the library's decoding: the reference the public call's decoder is held to)
-        m = e.memory(call.stream, nbytes)
         m.fetch(call.stream)
         call.finish()
         r = _abi.RedukcijaResult()
@@ -166,11 +176,11 @@ def prepare_urejanje(keys, values=None, desc=False, variant="best", out=None, th
     if isinstance(out, tuple) and (values is None or len(out) != 2):
         raise ValueError("out: the sorted keys' array, or (keys, values) where values are given")
     outs = out if isinstance(out, tuple) else (out, None)
-    k_obj, KO = output("out", outs[0], K, K.shape, K.dtype, call)
+    k_obj, KO = output("out", outs[0], K, K.shape, K.dtype, call, same=(K,))  # (urejanje.h: keys_out may equal keys_in)
     results, objs = [KO], [k_obj]
     VO = None
     if values is not None:
-        v_obj, VO = output("out[1]", outs[1], ops[1], K.shape, ops[1].dtype, call)
+        v_obj, VO = output("out[1]", outs[1], ops[1], K.shape, ops[1].dtype, call, apart=(KO,))
         results.append(VO)
         objs.append(v_obj)
     launch = lambda: _status("urejanje", variant, lib.tc_urejanje_run(

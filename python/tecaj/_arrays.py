@@ -11,9 +11,10 @@ import numpy as np
 from . import _cuda
 
 # DLPack's DLDataType codes and CUDA device types
-_DL_INT, _DL_UINT, _DL_FLOAT = 0, 1, 2
+_DL_INT, _DL_UINT, _DL_FLOAT, _DL_BOOL = 0, 1, 2, 6
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
 LEGACY_STREAM = 0  # what we launch on where the caller's framework names no stream
+LATER = object()  # describe()'s stream where the call's is not known yet (see describe)
 
 
 class _DLTensor(Structure):
@@ -64,13 +65,22 @@ def _dtype_name(dtype):
 
 
 def _contiguous(shape, strides, itemsize):
-    """strides (in elements) are the C order's (size-1 dimensions may carry any stride)."""
-    want = 1
+    """strides are the C order's, in units of which an element takes itemsize (DLPack's count
+    elements: 1; the CUDA Array Interface's bytes: a stride that is no multiple of the element's
+    size is strided). Size-1 dimensions may carry any stride."""
+    want = itemsize
     for n, s in zip(reversed(shape), reversed(strides)):
         if n != 1 and s != want:
             return False
         want *= n
     return True
+
+
+def _native(name, dtype):
+    """A NumPy dtype in the host's byte order (the kernels read elements as the GPU stores them)."""
+    if not dtype.isnative:
+        raise TypeError(f"{name}: {dtype.name} elements in non-native byte order ({dtype.str}); tecaj takes "
+                        f"native ones (.astype('{dtype.name}'))")
 
 
 def _strided(name):
@@ -79,7 +89,9 @@ def _strided(name):
 
 
 def describe(name, x, stream):
-    """The operand x as tecaj reads it; stream: the one its kernels will run on (None: not yet known)."""
+    """The operand x as tecaj reads it; stream: the one its kernels will run on (None: the legacy
+    default stream). With LATER, a DLPack operand is not read (its producer must be asked for the
+    call's stream): None is returned for it, to be described again once the stream is known."""
     fw = _framework(x)
     if fw == "torch" and hasattr(x, "data_ptr"):
         if not x.is_cuda:
@@ -94,20 +106,24 @@ def describe(name, x, stream):
         mem = x.data  # (a MemoryPointer: its pointer and device as plain ints)
         return Operand(name, x, "cupy", mem.ptr, x.shape, _dtype_name(x.dtype), mem.device_id, size=x.size)
     if isinstance(x, np.ndarray):
+        _native(name, x.dtype)
         return Operand(name, x, "numpy", None, x.shape, x.dtype.name, None, host=np.ascontiguousarray(x))
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         dev_type, dev_id = x.__dlpack_device__()
         if int(dev_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
             raise TypeError(f"{name}: an array on DLPack device type {int(dev_type)}; tecaj takes {ACCEPTED}")
+        if stream is LATER:
+            return None
         # the producer orders its work before our stream (1: the legacy default stream, DLPack's word for it)
         capsule = x.__dlpack__(stream=stream if stream else 1)
         t = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
         shape = [t.shape[i] for i in range(t.ndim)]
-        if t.strides and not _contiguous(shape, [t.strides[i] for i in range(t.ndim)], t.bits // 8):
+        if t.strides and not _contiguous(shape, [t.strides[i] for i in range(t.ndim)], 1):
             raise _strided(name)
         dtype = {(_DL_FLOAT, 32): "float32", (_DL_FLOAT, 64): "float64", (_DL_INT, 32): "int32", (_DL_INT, 64): "int64",
-                 (_DL_UINT, 32): "uint32", (_DL_UINT, 8): "uint8", (_DL_UINT, 1): "bool", (_DL_INT, 8): "int8",
-                 (_DL_FLOAT, 16): "float16"}.get((t.code, t.bits), f"DLPack type code {t.code} of {t.bits} bits")
+                 (_DL_UINT, 32): "uint32", (_DL_UINT, 8): "uint8", (_DL_UINT, 1): "bool", (_DL_BOOL, 8): "bool",
+                 (_DL_INT, 8): "int8", (_DL_FLOAT, 16): "float16"}.get(
+                     (t.code, t.bits), f"DLPack type code {t.code} of {t.bits} bits")
         if t.lanes != 1:
             dtype = f"{dtype} x {t.lanes} lanes"
         return Operand(name, x, "dlpack", (t.data or 0) + t.byte_offset, shape, dtype, t.device_id, keep=capsule)
@@ -116,9 +132,10 @@ def describe(name, x, stream):
         if cai.get("mask") is not None:
             raise ValueError(f"{name}: a masked array; tecaj takes arrays without a mask")
         dtype = np.dtype(cai["typestr"])
+        _native(name, dtype)
         shape = tuple(cai["shape"])
         strides = cai.get("strides")
-        if strides is not None and not _contiguous(shape, [s // dtype.itemsize for s in strides], dtype.itemsize):
+        if strides is not None and not _contiguous(shape, strides, dtype.itemsize):
             raise _strided(name)
         ptr = cai["data"][0]
         device = _cuda.pointer_device(ptr) if ptr else None
@@ -126,14 +143,17 @@ def describe(name, x, stream):
     raise TypeError(f"{name}: a {type(x).__module__}.{type(x).__name__}; tecaj takes {ACCEPTED}")
 
 
-def current_stream(op):
-    """The caller's current stream in op's framework (the legacy default stream where it has none)."""
-    if op.kind == "torch":
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # (the handle alone, without a Stream object)
-        return raw(op.device) if raw else torch.cuda.current_stream(op.device).cuda_stream
-    if op.kind == "cupy":
-        return sys.modules["cupy"].cuda.get_current_stream().ptr
+def call_stream(ops):
+    """The stream a call runs on: the caller's current stream in the framework of its first PyTorch
+    or CuPy operand (where the caller queued the work that made the arrays), else the legacy default
+    stream."""
+    for op in ops:
+        if op.kind == "torch":
+            torch = sys.modules["torch"]
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # (the handle alone, without a Stream object)
+            return raw(op.device) if raw else torch.cuda.current_stream(op.device).cuda_stream
+        if op.kind == "cupy":
+            return sys.modules["cupy"].cuda.get_current_stream().ptr
     return LEGACY_STREAM
 
 

@@ -91,7 +91,7 @@ def to_numpy(x, name="array"):
     op = _arrays.describe(name, x, None)
     _cuda.use(op.device)
     host = np.empty(op.shape, op.dtype)
-    stream = _arrays.current_stream(op)
+    stream = _arrays.call_stream([op])
     _cuda.to_host(host.ctypes.data, op.ptr, op.nbytes, stream)
     _cuda.synchronize(stream, "copying to the host")
     return host

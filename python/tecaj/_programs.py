@@ -5,6 +5,7 @@ import ctypes
 import os
 import threading
 from ctypes import byref
+from threading import get_ident
 
 import numpy as np
 
@@ -93,15 +94,16 @@ def described(device):
 
 
 class Memory:
-    """What the runs of one plan on one stream reuse: scratch (zero-filled once, on that stream) and,
-    where the result is a few bytes, where the kernels write them: mapped pinned host memory
-    (mapped: the kernels write to the host, no copy), or device memory and pinned host memory they
-    are copied back to; decode() reads them (made once by the program's decoder). The pointers are
-    plain ints, made once."""
+    """What one thread's runs of one plan on one stream reuse: the stream's scratch (shared by the
+    threads: runs on one stream run one after another) and, where the result is a few bytes, where
+    the kernels write them, the thread's own (two threads' calls on one stream would otherwise read
+    each other's: ctypes lets go of the GIL between one's launch and its wait): mapped pinned host
+    memory (mapped: the kernels write to the host, no copy), or device memory and pinned host memory
+    they are copied back to; decode() reads them (made by the program's decoder at the first public
+    call). The pointers are plain ints, made once."""
 
-    def __init__(self, plan, stream, result_bytes, mapped, decoder):
-        self.buffers = [_cuda.Buffer(plan.launch.scratch_bytes, zero_on=stream)]
-        self.scratch = self.buffers[0].ptr
+    def __init__(self, scratch, result_bytes, mapped):
+        self.scratch, self.buffers = scratch, []
         self.out = self.host = self.decode = None
         self.result_bytes, self.mapped = result_bytes, mapped
         if result_bytes:
@@ -111,10 +113,8 @@ class Memory:
                 self.out = pinned.device_ptr
             else:
                 self.buffers += [_cuda.Buffer(result_bytes), pinned]
-                self.out = self.buffers[1].ptr
+                self.out = self.buffers[0].ptr
             self.host = pinned.ptr
-        if decoder is not None:
-            self.decode = decoder(plan, self.host)
 
     def fetch(self, stream):
         """Waits for the stream (a kernel's error surfaces here) with the result bytes on the host."""
@@ -128,24 +128,43 @@ class Memory:
 
 
 class Entry:
-    """A cached plan (and a reference to it for the run functions) and its Memory, one a stream and
-    result path. mapped: the plan's variant writes its result straight to the host (_results.MAPPED);
-    the public calls take that path, compare() and prepared Jobs keep device memory and a copy, so
-    kernel times are the commands'."""
+    """A cached plan (and a reference to it for the run functions), its scratch, one a stream
+    (zero-filled once, on that stream), and its Memory, one a thread, stream and result path.
+    mapped: the plan's variant writes its result straight to the host (_results.MAPPED); the public
+    calls take that path, compare() and prepared Jobs keep device memory and a copy, so kernel times
+    are the commands'."""
 
     def __init__(self, plan, mapped):
-        self.plan, self.ref, self.mapped, self.per_stream = plan, byref(plan), mapped, {}
+        self.plan, self.ref, self.mapped, self.scratch, self.per_call = plan, byref(plan), mapped, {}, {}
 
     def memory(self, stream, result_bytes=0, mapped=False, decoder=None):
-        m = self.per_stream.get((stream, mapped))
-        if m is None:
-            m = self.per_stream[(stream, mapped)] = Memory(self.plan, stream, result_bytes, mapped, decoder)
+        """This thread's Memory of (stream, mapped), made on first use; decoder: the public calls'
+        (a prepared Job, which reads the library's finish, may have made the Memory without one)."""
+        m = self.per_call.get((get_ident(), stream, mapped))
+        if m is None or (m.decode is None and decoder is not None):
+            m = self._made(stream, result_bytes, mapped, decoder)
         return m
 
+    def _made(self, stream, result_bytes, mapped, decoder):
+        with _lock:  # (threads calling first at once make one scratch a stream)
+            key = (get_ident(), stream, mapped)
+            m = self.per_call.get(key)
+            if m is None:
+                s = self.scratch.get(stream)
+                if s is None:
+                    s = self.scratch[stream] = _cuda.Buffer(self.plan.launch.scratch_bytes, zero_on=stream)
+                m = self.per_call[key] = Memory(s.ptr, result_bytes, mapped)
+            if decoder is not None and m.decode is None:
+                m.decode = decoder(self.plan, m.host)
+            return m
+
     def free(self):
-        for m in self.per_stream.values():
+        for m in self.per_call.values():
             m.free()
-        self.per_stream.clear()
+        for s in self.scratch.values():
+            s.free()
+        self.per_call.clear()
+        self.scratch.clear()
 
 
 _cache = collections.OrderedDict()
@@ -261,7 +280,7 @@ class Call:
                 raise ValueError(f"{o.name}: on device {o.device}, {first.name} on device {self.device}; "
                                  "tecaj takes arrays on one device")
         self.inputs, self.managed, self.staged = inputs, managed, []
-        self.stream = None if self.host else _arrays.current_stream(first)
+        self.stream = None if self.host else _arrays.call_stream(inputs)
 
     def start(self, outputs=()):
         """Selects the device and gives every operand a device pointer; returns the stream."""
@@ -294,9 +313,12 @@ class Call:
             self.staged = []
 
 
-def output(name, out, like, shape, dtype, call):
-    """out as an operand (checked), or a new array in like's framework."""
-    if out is None:
+def output(name, out, like, shape, dtype, call, same=(), apart=()):
+    """out as an operand (checked), or a new array in like's framework. A given device out must not
+    overlap the inputs or apart (the kernels read them while they write out), except that it may be
+    exactly an operand of same, where the program's ABI allows it (NumPy arrays are staged apart)."""
+    given = out is not None
+    if not given:
         out = _arrays.empty(like, shape, dtype)
     o = _arrays.describe(name, out, call.stream)
     if o.kind == "numpy":
@@ -312,4 +334,11 @@ def output(name, out, like, shape, dtype, call):
                         f"{'NumPy' if call.host else 'device'} inputs")
     if o.kind != "numpy" and o.device != call.device:
         raise ValueError(f"{name}: on device {o.device}; the inputs are on device {call.device}")
+    if given and o.kind != "numpy":
+        for other in (*call.inputs, *apart):
+            if o.ptr < other.ptr + other.nbytes and other.ptr < o.ptr + o.nbytes and not (
+                    other in same and o.ptr == other.ptr and o.nbytes == other.nbytes):
+                raise ValueError(f"{name}: overlaps {other.name} in memory; " + (
+                    f"pass {other.name} itself (in place) or memory apart from it" if other in same
+                    else f"the result goes to memory apart from {other.name}"))
     return out, o

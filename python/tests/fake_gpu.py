@@ -2,7 +2,8 @@
 their calls, the library's GPU entry points stubbed and counted, and PyTorch- and CuPy-shaped
 arrays of made-up device pointers. What a call costs in driver and library calls can then be
 counted where there is no GPU. Device memory holds bytes; the device "reduces" by writing RESULT
-(razdalja: RESULT^2) in the plan's accumulator, where the run's out points, device memory or
+(razdalja: RESULT^2; redukcija: Driver.results' value for its input, where a test sets one) in the
+plan's accumulator, where the run's out points, device memory or
 mapped pinned host memory, so a wrong pointer, copy or decode shows as a wrong value."""
 import collections
 import contextlib
@@ -16,7 +17,7 @@ from unittest import mock
 
 import numpy as np
 
-from tecaj import _abi, _cuda, _programs
+from tecaj import _abi, _arrays, _cuda, _programs
 
 RESULT, INDEX = 42.5, 7  # what every fake reduction leaves in its result bytes (value, index)
 CONTEXT, STREAM = 0x7000, 0x5100  # made-up handles: the primary context, the caller's current stream
@@ -28,6 +29,7 @@ class Driver:
     def __init__(self, calls):
         self.calls, self.current, self.next_ptr, self.host, self.device_bytes = calls, 0, 0x10000000, {}, {}
         self.device_data = {}  # device pointer -> the bytes a fake kernel wrote there
+        self.results = {}  # an input's device pointer -> what a fake redukcija of it leaves (RESULT where unset)
 
     def __getattr__(self, name):
         if not name.startswith("cu"):
@@ -121,12 +123,13 @@ def _redukcija_run(driver):
     operator's pair as KeyValue<T> (the index at byte 8)."""
     def run(plan, a, b, out, scratch, stream):
         p = plan._obj
+        value = driver.results.get(a, RESULT)
         if p.op in (_abi.OPS["argmin"], _abi.OPS["argmax"]):
             f = _FORMATS[p.type]
-            data = struct.pack("<" + f + ("4x" if f in "fi" else "") + "q", RESULT if f in "fd" else int(RESULT), INDEX)
+            data = struct.pack("<" + f + ("4x" if f in "fi" else "") + "q", value if f in "fd" else int(value), INDEX)
         else:
             f = _FORMATS[p.accumulator]
-            data = struct.pack("<" + f, RESULT if f in "fd" else int(RESULT)).ljust(_abi.REDUKCIJA_OUT_BYTES, b"\0")
+            data = struct.pack("<" + f, value if f in "fd" else int(value)).ljust(_abi.REDUKCIJA_OUT_BYTES, b"\0")
         driver.write(out, data)
         return _abi.OK
     return run
@@ -149,12 +152,12 @@ class TorchTensor:
     """A CUDA tensor's face as tecaj reads it (torch.Tensor's attributes and methods)."""
     __module__ = "torch.fake"
 
-    def __init__(self, n, dtype="float32", device=0, contiguous=True):
+    def __init__(self, n, dtype="float32", device=0, contiguous=True, ptr=0x20000000):
         self.shape, self._n, self.dtype, self._device, self._contiguous = (n,), n, FakeDtype(dtype), device, contiguous
-        self.is_cuda, self.device = True, types.SimpleNamespace(index=device, type="cuda")
+        self.is_cuda, self.device, self._ptr = True, types.SimpleNamespace(index=device, type="cuda"), ptr
 
     def data_ptr(self):
-        return 0x20000000
+        return self._ptr
 
     def is_contiguous(self):
         return self._contiguous
@@ -187,11 +190,33 @@ class CupyArray:
     """A CuPy ndarray's face as tecaj reads it."""
     __module__ = "cupy.fake"
 
-    def __init__(self, n, dtype="float32", device=0, contiguous=True):
+    def __init__(self, n, dtype="float32", device=0, contiguous=True, ptr=0x30000000):
         self.shape, self.size, self.dtype = (n,), n, np.dtype(dtype)
-        self.data = types.SimpleNamespace(ptr=0x30000000, device_id=device)
+        self.data = types.SimpleNamespace(ptr=ptr, device_id=device)
         self.device = types.SimpleNamespace(id=device)
         self.flags = types.SimpleNamespace(c_contiguous=contiguous)
+
+
+_capsule = ctypes.pythonapi.PyCapsule_New
+_capsule.restype, _capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_DLTENSOR = b"dltensor"  # (a capsule keeps a pointer to its name: this one lives as long as the module)
+
+
+class DLPackArray:
+    """An array that offers DLPack only (another framework's, on CUDA device 0): a 1-D DLTensor of
+    the DLDataType (code, bits); asked: the stream each __dlpack__ call was asked for."""
+
+    def __init__(self, n, code=2, bits=32, ptr=0x70000000):
+        self.asked, self._shape = [], (ctypes.c_int64 * 1)(n)
+        self._tensor = _arrays._DLTensor(data=ptr, device_type=2, device_id=0, ndim=1, code=code, bits=bits,
+                                         lanes=1, shape=self._shape)
+
+    def __dlpack_device__(self):
+        return 2, 0
+
+    def __dlpack__(self, stream=None):
+        self.asked.append(stream)
+        return _capsule(ctypes.addressof(self._tensor), _DLTENSOR, None)
 
 
 def _frameworks(calls):

@@ -145,6 +145,8 @@ class Arrays(unittest.TestCase):
             keys = to_dev(data(1025))
             tecaj.urejanje(keys, out=keys)  # in place
             self.assertTrue(np.all(np.diff(to_host(keys)) >= 0))
+            with self.assertRaisesRegex(ValueError, "out: overlaps x"):  # (prefiks.h: out may not alias in)
+                tecaj.prefiks(keys, out=keys)
 
     def test_non_default_stream(self):
         n = 2**20 + 3
@@ -193,6 +195,9 @@ class Arrays(unittest.TestCase):
             out = to_dev(np.zeros(33, np.float32))
             tecaj.razlika(wrapped, wrapped, out=out)
             np.testing.assert_array_equal(to_host(out), np.zeros(33, np.float32))
+        want = float((a.astype(np.float64) ** 2).sum())  # (a DLPack operand beside the framework's, either side)
+        for first, second in ((x, OnlyDLPack()), (OnlyDLPack(), x)):
+            self.assertAlmostEqual(tecaj.redukcija(first, op="dot", y=second), want, delta=1e-5 * want)
 
     def test_errors_on_device(self):
         fw = next(iter(FRAMEWORKS))

@@ -4,6 +4,8 @@ profile the commands use without a GPU). unittest style, so `python3 -m unittest
 pytest does."""
 import ctypes
 import os
+import threading
+import time
 import unittest
 
 import numpy as np
@@ -18,6 +20,28 @@ SIZES = (1, 2, 31, 33, 1023, 1025, 65537, 2**20 + 3)
 
 def vec(n, dtype=np.float32):
     return (RNG.standard_normal(n) * 100).astype(dtype)
+
+
+def in_threads(fn, count):
+    """[fn(0), ..., fn(count - 1)], each called on a thread of its own, started together; a thread's
+    exception is raised here."""
+    results, errors = [None] * count, []
+    start = threading.Barrier(count)
+
+    def body(i):
+        try:
+            start.wait()
+            results[i] = fn(i)
+        except BaseException as e:  # (re-raised on the test's thread)
+            errors.append(e)
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 class Vocabulary(unittest.TestCase):
@@ -206,6 +230,25 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "x: a strided .non-contiguous. array"):
             tecaj.plan("redukcija", Strided())
 
+    def test_byte_order_and_byte_strides(self):
+        """Elements in the other byte order would be read as garbage: refused (NumPy arrays, out= and
+        the CUDA Array Interface). A byte stride that is no multiple of the element's size is strided."""
+        with self.assertRaisesRegex(TypeError, r"x: float32 elements in non-native byte order \(>f4\); .*astype"):
+            tecaj.plan("redukcija", vec(10).astype(">f4"))
+        with self.assertRaisesRegex(TypeError, "out: int32 elements in non-native byte order"):
+            tecaj.prefiks(vec(10, np.int32), out=np.zeros(10, ">i4"))
+
+        class Interface:  # a device array through the CUDA Array Interface
+            def __init__(self, shape, typestr="<f4", strides=None):
+                self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0, False),
+                                                 "strides": strides, "version": 3}
+        with self.assertRaisesRegex(TypeError, "x: float32 elements in non-native byte order"):
+            tecaj.plan("redukcija", Interface((4,), ">f4"))
+        for shape, strides in (((4,), (6,)), ((2, 3), (13, 4)), ((2, 3), (12, 5))):
+            with self.assertRaisesRegex(ValueError, "x: a strided .non-contiguous. array", msg=strides):
+                tecaj.plan("redukcija", Interface(shape, strides=strides))
+        self.assertEqual(tecaj.plan("redukcija", Interface((2, 1, 3), strides=(12, 7, 4)))["n"], 6)
+
     def test_mask_weights_match_the_commands(self):
         from tecaj._api import mask_weights
         w, mag = mask_weights("gauss", 5, 2)
@@ -290,6 +333,29 @@ class CallCost(unittest.TestCase):
                 self.assertEqual(call(), want)
                 self.assertEqual(dict(calls), cost)
 
+    def test_a_call_after_a_prepared_job(self):
+        """compare() runs prepared Jobs, which read the library's finish and make no decoder; a public
+        call of the same variant after them (the same result memory: the variants but best keep device
+        memory either way) still decodes."""
+        for program, variant in (("redukcija", "r3"), ("redukcija", "best"), ("razdalja", "la1"), ("razdalja", "ls4")):
+            with self.subTest(program=program, variant=variant), fake_gpu.gpu():
+                args = [fake_gpu.TorchTensor(1025)] * (2 if program == "razdalja" else 1)
+                job = tecaj.PREPARE[program](*args, variant=variant)
+                job.start()
+                job.launch()
+                self.assertEqual(job.finish(), fake_gpu.RESULT)
+                self.assertEqual(getattr(tecaj, program)(*args, variant=variant), fake_gpu.RESULT)
+
+    def test_a_job_finishes_on_another_thread(self):
+        """A prepared Job's finish reads the result where its launch put it (the launching thread's
+        memory), whichever thread finishes it."""
+        with fake_gpu.gpu():
+            tecaj._cuda._driver.results[0x20000000] = 5.0
+            job = tecaj.PREPARE["redukcija"](fake_gpu.TorchTensor(1025), variant="r3")
+            job.start()
+            job.launch()
+            self.assertEqual(in_threads(lambda i: job.finish(), 1), [5.0])
+
     def test_several_devices_check_the_context(self):
         with fake_gpu.gpu(devices=2) as calls:
             x = fake_gpu.TorchTensor(10**6)
@@ -311,6 +377,88 @@ class CallCost(unittest.TestCase):
             calls.clear()
             self.assertEqual(tecaj.redukcija(x), fake_gpu.RESULT)
             self.assertEqual(dict(calls), self.CACHED)
+
+    def test_threads_on_one_stream_read_their_own_results(self):
+        """Two threads' calls on one stream (NumPy calls' and a framework's default): each launches
+        before either waits (ctypes lets go of the GIL); each must read its own input's result."""
+        for variant in ("best", "r3"):
+            with self.subTest(variant=variant), fake_gpu.gpu():
+                driver = tecaj._cuda._driver
+                xs = [fake_gpu.TorchTensor(1025, ptr=0x20000000 + i * 0x10000) for i in range(2)]
+                for i, x in enumerate(xs):
+                    driver.results[x.data_ptr()] = 10.0 + i
+                tecaj.redukcija(xs[0], variant=variant)  # (the plan and the stream's memory made)
+                launched, synchronize = threading.Barrier(2, timeout=5), driver.cuStreamSynchronize
+
+                def wait(stream):  # returns once both threads have launched
+                    launched.wait()
+                    return synchronize(stream)
+                driver.cuStreamSynchronize = wait
+                self.assertEqual(in_threads(lambda i: tecaj.redukcija(xs[i], variant=variant), 2), [10.0, 11.0])
+
+    def test_threads_calling_first_make_one_scratch(self):
+        """Two threads' first calls of one plan on one stream at once: one scratch for the stream
+        (zero-filled once), a result buffer for each."""
+        with fake_gpu.gpu() as calls:
+            driver = tecaj._cuda._driver
+            alloc = driver.cuMemAlloc_v2
+            driver.cuMemAlloc_v2 = lambda *args: time.sleep(0.05) or alloc(*args)  # (the other thread runs meanwhile)
+            x = fake_gpu.TorchTensor(1025)
+            tecaj.plan("redukcija", x)  # (the plan made: the threads meet at its memory)
+            self.assertEqual(in_threads(lambda i: tecaj.redukcija(x), 2), [fake_gpu.RESULT] * 2)
+            self.assertEqual((calls["cuMemAlloc_v2"], calls["cuMemsetD8Async"], calls["cuMemHostAlloc"]), (1, 1, 2))
+
+    def test_outputs_apart_from_inputs(self):
+        """out= must not overlap an input where the ABI says so (prefiks, konvolucija: out may not
+        alias in); razlika (elementwise) and urejanje's keys (keys_out may equal keys_in) take the
+        input itself, never a part of it; urejanje's values go apart from every keys array."""
+        T = fake_gpu.TorchTensor
+        with fake_gpu.gpu():
+            x, shifted = T(1025), T(1025, ptr=0x20000000 + 8)
+            for out in (x, shifted):
+                with self.assertRaisesRegex(ValueError, "out: overlaps x in memory; the result goes to memory apart"):
+                    tecaj.prefiks(x, out=out)
+                with self.assertRaisesRegex(ValueError, "out: overlaps img"):
+                    tecaj.konvolucija(x, out=out)
+            with self.assertRaisesRegex(ValueError, "out: overlaps flags"):
+                tecaj.prefiks(x, flags=T(1025, "uint8", ptr=0x40000000), out=T(1025, ptr=0x40000000 + 512))
+            self.assertIs(tecaj.razlika(x, T(1025, ptr=0x40000000), out=x), x)  # in place
+            with self.assertRaisesRegex(ValueError, "out: overlaps b"):
+                tecaj.razlika(x, T(1025, ptr=0x40000000), out=T(1025, ptr=0x40000000 + 4))
+            self.assertIs(tecaj.urejanje(x, out=x), x)  # in place
+            with self.assertRaisesRegex(ValueError, "out: overlaps keys in memory; pass keys itself"):
+                tecaj.urejanje(x, out=shifted)
+            values = T(1025, "uint32", ptr=0x40000000)
+            with self.assertRaisesRegex(ValueError, "out: overlaps values"):
+                tecaj.urejanje(x, values, out=(T(1025, ptr=0x40000000), T(1025, "uint32", ptr=0x50000000)))
+            for vo, other in ((T(1025, "uint32", ptr=0x20000000), "keys"), (values, "values"),
+                              (T(1025, "uint32", ptr=0x60000000 + 4), "out")):
+                with self.assertRaisesRegex(ValueError, f"out\\[1\\]: overlaps {other}"):
+                    tecaj.urejanje(x, values, out=(T(1025, ptr=0x60000000), vo))
+            self.assertEqual(len(tecaj.urejanje(x, values, out=(x, T(1025, "uint32", ptr=0x50000000)))), 2)
+            a = vec(1025)
+            self.assertIs(tecaj.prefiks(a, out=a), a)  # (NumPy: staged apart)
+
+    def test_dlpack_is_asked_for_the_calls_stream(self):
+        """A DLPack operand's producer orders its work before the stream the kernels run on: the
+        current stream of the first PyTorch or CuPy operand, whichever argument it is (the legacy
+        default stream, 1 in DLPack's words, where there is none)."""
+        with fake_gpu.gpu() as calls:
+            for first in (True, False):
+                dl, x = fake_gpu.DLPackArray(1025), fake_gpu.TorchTensor(1025)
+                tecaj.redukcija(*((x, "dot", dl) if first else (dl, "dot", x)))
+                self.assertEqual(dl.asked, [fake_gpu.STREAM], first)
+                self.assertEqual(calls.last["tc_redukcija_run"][-1], fake_gpu.STREAM, first)
+            dl = fake_gpu.DLPackArray(1025)
+            tecaj.redukcija(dl)
+            self.assertEqual((dl.asked, calls.last["tc_redukcija_run"][-1]), ([1], 0))
+
+    def test_dlpack_booleans(self):
+        """DLPack producers send booleans as kDLBool (code 6) of 8 bits: accepted as flags."""
+        with fake_gpu.gpu() as calls:
+            x, flags = fake_gpu.TorchTensor(1025, ptr=0x40000000), fake_gpu.DLPackArray(1025, code=6, bits=8)
+            tecaj.prefiks(x, flags=flags, out=fake_gpu.TorchTensor(1025))
+            self.assertEqual(calls.last["tc_prefiks_run"][2], 0x70000000)
 
     def test_arg_results(self):
         with fake_gpu.gpu():
