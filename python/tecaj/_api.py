@@ -77,22 +77,40 @@ def _razdalja_bytes(pl):
     return 4 * max(pl.launch.out_count, 2)
 
 
-def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
-    e, call, A, B = _razdalja(a, b, variant, threads, blocks)
-    run, nbytes = PROGRAMS["razdalja"].run, _razdalja_bytes(e.plan)
-    m = None  # (the launching thread's Memory: finish reads the result where the launch put it)
+def _scalar_job(program, variant, e, call, nbytes, inputs, library_finish):
+    """A prepared run whose result is a few bytes: launch puts it in the launching thread's Memory
+    (device memory and a copy, so kernel times are the commands'), finish reads it with the
+    library's decoding (the reference the public calls' decoders are held to)."""
+    run, m = PROGRAMS[program].run, None
 
     def launch():
         nonlocal m
         m = e.memory(call.stream, nbytes)
-        _status("razdalja", variant, run(e.ref, A.ptr, B.ptr, m.out, m.scratch, call.stream))
+        _status(program, variant, run(e.ref, *inputs, m.out, m.scratch, call.stream))
 
     def finish():
         m.fetch(call.stream)
         call.finish()
-        return math.sqrt(lib.tc_razdalja_finish(e.ref, m.host))
+        return library_finish(m.host)
 
-    return Job("razdalja", variant, e, call, [], launch, finish)
+    return Job(program, variant, e, call, [], launch, finish)
+
+
+def _scalar(program, variant, e, call, nbytes, inputs, decoder):
+    """The public call of a run whose result is a few bytes: launch on the call's stream into this
+    thread's Memory (mapped where the variant allows), wait, decode in Python (_results)."""
+    stream = call.start()
+    m = e.memory(stream, nbytes, e.mapped, decoder)
+    _status(program, variant, PROGRAMS[program].run(e.ref, *inputs, m.out, m.scratch, stream))
+    m.fetch(stream)
+    call.finish()
+    return m.decode()
+
+
+def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
+    e, call, A, B = _razdalja(a, b, variant, threads, blocks)
+    return _scalar_job("razdalja", variant, e, call, _razdalja_bytes(e.plan), (A.ptr, B.ptr),
+                       lambda host: math.sqrt(lib.tc_razdalja_finish(e.ref, host)))
 
 
 def _redukcija(x, op, y, variant, threads, blocks):
@@ -116,25 +134,17 @@ def _redukcija(x, op, y, variant, threads, blocks):
 
 def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
     e, call, X, Y = _redukcija(x, op, y, variant, threads, blocks)
-    run, nbytes = PROGRAMS["redukcija"].run, _abi.REDUKCIJA_OUT_BYTES
     exact = X.dtype == "int32" and op not in ("mean", "norm")
     arg = op in ("argmin", "argmax")
-    m = None  # (the launching thread's Memory: finish reads the result where the launch put it)
 
-    def launch():
-        nonlocal m
-        m = e.memory(call.stream, nbytes)
-        _status("redukcija", variant, run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, call.stream))
-
-    def finish():  # (the library's decoding: the reference the public call's decoder is held to)
-        m.fetch(call.stream)
-        call.finish()
+    def library_finish(host):
         r = _abi.RedukcijaResult()
-        lib.tc_redukcija_finish(e.ref, m.host, byref(r))
+        lib.tc_redukcija_finish(e.ref, host, byref(r))
         value = r.exact if exact else r.value
         return (value, r.index) if arg else value
 
-    return Job("redukcija", variant, e, call, [], launch, finish)
+    return _scalar_job("redukcija", variant, e, call, _abi.REDUKCIJA_OUT_BYTES, (X.ptr, Y.ptr if Y else None),
+                       library_finish)
 
 
 def prepare_prefiks(x, op="sum", exclusive=False, flags=None, variant="best", out=None, threads=0, blocks=0):
@@ -266,12 +276,7 @@ def razlika(a, b, variant="best", out=None, *, threads=0, blocks=0):
 def razdalja(a, b, variant="best", *, threads=0, blocks=0):
     """sqrt(sum (a - b)^2) of two float32 arrays of one shape, as a Python float."""
     e, call, A, B = _razdalja(a, b, variant, threads, blocks)
-    stream = call.start()
-    m = e.memory(stream, _razdalja_bytes(e.plan), e.mapped, _results.razdalja)
-    _status("razdalja", variant, PROGRAMS["razdalja"].run(e.ref, A.ptr, B.ptr, m.out, m.scratch, stream))
-    m.fetch(stream)
-    call.finish()
-    return m.decode()
+    return _scalar("razdalja", variant, e, call, _razdalja_bytes(e.plan), (A.ptr, B.ptr), _results.razdalja)
 
 
 def redukcija(x, op="sum", y=None, variant="best", *, threads=0, blocks=0):
@@ -280,12 +285,8 @@ def redukcija(x, op="sum", y=None, variant="best", *, threads=0, blocks=0):
     accumulated in int64), float otherwise; argmin/argmax return (value, index), the lowest index
     among equal values. NaN propagates through min, max and the arg ops."""
     e, call, X, Y = _redukcija(x, op, y, variant, threads, blocks)
-    stream = call.start()
-    m = e.memory(stream, _abi.REDUKCIJA_OUT_BYTES, e.mapped, _results.redukcija)
-    _status("redukcija", variant, PROGRAMS["redukcija"].run(e.ref, X.ptr, Y.ptr if Y else None, m.out, m.scratch, stream))
-    m.fetch(stream)
-    call.finish()
-    return m.decode()
+    return _scalar("redukcija", variant, e, call, _abi.REDUKCIJA_OUT_BYTES, (X.ptr, Y.ptr if Y else None),
+                   _results.redukcija)
 
 
 def prefiks(x, op="sum", exclusive=False, flags=None, variant="best", out=None, *, threads=0, blocks=0):
