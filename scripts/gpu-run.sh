@@ -68,22 +68,23 @@ bench() {
   local mode=$1; shift
   "$here/tools/bench" "$mode" -bin "$here/bin" -out "$out" -log "$log" "$@"
 }
+testline='^ *[0-9]+/[0-9]+ Test +#' # (ctest -V's line a test: "3/101 Test #3: Suite.Name ... Passed")
 # ctests ARGS...: CTest over the bundle's tests (its CMake project, configured here once a run),
 # every output into the log, a line a test to the terminal, then the summary
 ctests() {
   { nvidia-smi -L 2>&1 || echo "nvidia-smi: none here"; } | tee -a "$log"
   cmake -S "$here" -B "$here/ctest" -DTECAJ_KERNEL_TESTS="$kernel_tests" -DTECAJ_LIB_DIR="$libdir" >>"$log" 2>&1 ||
     { echo "run.sh: cmake could not configure the bundle's tests (see $log)"; return 2; }
-  ctest --test-dir "$here/ctest" -V "$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^ *[0-9]+/[0-9]+ Test +#'
+  ctest --test-dir "$here/ctest" -V "$@" 2>&1 | tee -a "$log" | grep --line-buffered -E "$testline"
   local code=${PIPESTATUS[0]}
   summary
   # (a run in which no test ran, e.g. CTest could not read its tests, is a failure, never a pass)
-  grep -qE '^ *[0-9]+/[0-9]+ Test +#' "$log" || { echo "run.sh: no test ran (see $log)"; code=1; }
+  grep -qE "$testline" "$log" || { echo "run.sh: no test ran (see $log)"; code=1; }
   return "$code"
 }
 # the counts of CTest's tests and of the Go test functions, the sanitizers' verdicts, what failed
 summary() {
-  local line='^ *[0-9]+/[0-9]+ Test +#'
+  local line=$testline
   echo "--- summary (the whole log: $log)"
   echo "ctest: $(grep -cE "$line.* Passed " "$log") passed, $(grep -cE "$line.*\*\*\*Skipped " "$log") skipped," \
     "$(grep -E "$line" "$log" | grep -cvE ' Passed |\*\*\*Skipped ') failed"
