@@ -10,7 +10,7 @@
 #   SANITIZE_ONLY='Redukcija.*:Razdalja.*' bash gpu-bundle/run.sh sanitizers   (those suites only)
 #   bash gpu-bundle/run.sh ctest ARGS...   (ctest itself, e.g. ctest -L memcheck -R Redukcija)
 #   LIB=ptx75 bash gpu-bundle/run.sh quick   (on the compute_75 PTX library: gpu-bundle.sh's PTX_ARCHS)
-#   TECAJ_EMULATE=t4 bash gpu-bundle/run.sh quick   (every plan made for a T4; also rtx3060, rtx4090, a100)
+#   TECAJ_EMULATE=t4 bash gpu-bundle/run.sh quick   (every plan made for a T4; also rtx3060, rtx4090, a100, h200)
 #   bash gpu-bundle/run.sh targets [PROGRAM...]   (each benchmark line once, best beside its library)
 #   bash gpu-bundle/run.sh tables [PROGRAM...]   (every line, every variant; each line's -csv into $OUT/tables.tgz)
 #   bash gpu-bundle/run.sh ab LINES|targets gpu-bundle-b ...   (each line of LINES, "[VAR=VALUE...]

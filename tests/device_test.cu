@@ -15,18 +15,30 @@ TEST(Device, EveryProfileIsASaneDevice) {
         ASSERT_EQ(TC_OK, tc_device_profile(name, &d)) << name;
         EXPECT_STREQ(d.profile, name);
         EXPECT_GE(d.compute_major * 10 + d.compute_minor, 75) << name;
-        EXPECT_LT(d.compute_major * 10 + d.compute_minor, 90) << name << ": a profile is a GPU older than the H100";
+        EXPECT_LE(d.compute_major * 10 + d.compute_minor, 90) << name;
         EXPECT_LE(d.shared_per_block, d.shared_per_block_optin) << name;
         EXPECT_LE(d.shared_per_block_optin, d.shared_per_multiprocessor) << name;
         EXPECT_EQ(0, d.max_threads_per_multiprocessor % 32) << name;
+        // the memory system: a peak from the vendor's clock and bus, and Little's law over the SMs
+        EXPECT_GT(d.memory_bandwidth, 200e9) << name;
+        EXPECT_LT(d.memory_bandwidth, 10e12) << name;
+        EXPECT_NEAR(double(d.bytes_in_flight_per_sm), d.memory_bandwidth * TC_LOADED_LATENCY_NS * 1e-9 / d.multiprocessors, 1.0)
+            << name;
         const tc_request r{0, 1000, 256, 0};
         tc_launch l;
         for (const tc_program *p : programs()) EXPECT_EQ(TC_OK, tc_check_request(p, &r, &d, 256, &l)) << name;
-        std::printf("profile %-8s sm_%d%d %4d SMs %5d threads/SM %3zu KiB shared/SM %3zu MiB L2\n", name,
-                    d.compute_major, d.compute_minor, d.multiprocessors, d.max_threads_per_multiprocessor,
-                    d.shared_per_multiprocessor / 1024, d.l2_bytes >> 20);
+        std::printf("profile %-8s sm_%d%d %4d SMs %5d threads/SM %3zu KiB shared/SM %3zu MiB L2 %5.0f GB/s %3zu KiB in flight/SM\n",
+                    name, d.compute_major, d.compute_minor, d.multiprocessors, d.max_threads_per_multiprocessor,
+                    d.shared_per_multiprocessor / 1024, d.l2_bytes >> 20, d.memory_bandwidth / 1e9,
+                    d.bytes_in_flight_per_sm / 1024);
     }
-    EXPECT_EQ(count, 4);
+    EXPECT_EQ(count, 5);
+    // the H200: the H100's processor, 1.4 times its bandwidth, so each SM keeps more bytes in flight
+    tc_device h200{}, a100{};
+    ASSERT_EQ(TC_OK, tc_device_profile("h200", &h200));
+    ASSERT_EQ(TC_OK, tc_device_profile("a100", &a100));
+    EXPECT_EQ(h200.multiprocessors, 132);
+    EXPECT_GT(h200.bytes_in_flight_per_sm, a100.bytes_in_flight_per_sm);
     tc_device d{};
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_device_profile("h42", &d));
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_device_profile(nullptr, &d));
@@ -54,6 +66,9 @@ TEST(Device, DescribeHonoursTecajEmulate) {
     EXPECT_GE(real.shared_per_block_optin, real.shared_per_block);
     EXPECT_GT(real.l2_bytes, 0u);
     EXPECT_GE(real.max_blocks_per_multiprocessor, 16);
+    EXPECT_GT(real.memory_bandwidth, 100e9);  // (the memory clock and bus width the device reports)
+    EXPECT_GT(real.bytes_in_flight_per_sm, 1024u);
+    EXPECT_EQ(t4.memory_bandwidth, want.memory_bandwidth);
 }
 
 // The occupancy an emulated plan computes, given the real device's own limits, is the runtime's

@@ -123,10 +123,20 @@ typedef struct {
     size_t shared_per_block;              /* without opting in (48 KiB on every CUDA GPU so far) */
     size_t shared_per_block_optin;        /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
     size_t l2_bytes;
+    /* The memory system, for plans that must keep it busy: the peak bandwidth (bytes/s: the memory
+     * clock x the bus width x 2 edges; a device-to-device copy reaches 85-90% of it), and the bytes
+     * each SM must keep in flight to reach it (Little's law: the bandwidth x the latency of a loaded
+     * memory system, TC_LOADED_LATENCY_NS, over the SMs). bench/memory_system measures both. */
+    double memory_bandwidth;
+    size_t bytes_in_flight_per_sm;
     int compute_major, compute_minor;
     int no_cooperative_launch; /* 1 where cudaDevAttrCooperativeLaunch is 0 (0 in a struct left zeroed) */
     char profile[16]; /* the emulated profile's name (TECAJ_EMULATE), "" for the device itself */
 } tc_device;
+
+/* The latency of a loaded memory system that bytes_in_flight_per_sm assumes: a read's round trip
+ * while the memory is near its peak (bench/memory_system: Little's law at the knee). */
+#define TC_LOADED_LATENCY_NS 1000
 
 /* Reads the current device's figures (cudaDeviceGetAttribute). With TECAJ_EMULATE=NAME in the
  * environment, the figures are profile NAME's instead (see tc_device_profile): every plan is then
@@ -138,9 +148,9 @@ tc_status tc_device_describe(tc_device *out);
  * one thread a device). */
 tc_status tc_select_device(int d);
 
-/* A smaller GPU's limits from its vendor's published figures, by name: "t4" (sm_75), "rtx3060"
- * (sm_86), "rtx4090" (sm_89), "a100" (sm_80). i-th name by tc_device_profile_name (NULL past
- * the last). Needs no GPU. */
+/* Another GPU's limits from its vendor's published figures, by name: "t4" (sm_75), "rtx3060"
+ * (sm_86), "rtx4090" (sm_89), "a100" (sm_80), "h200" (sm_90: the H100's processor with 1.4x its
+ * bandwidth). i-th name by tc_device_profile_name (NULL past the last). Needs no GPU. */
 tc_status tc_device_profile(const char *name, tc_device *out);
 const char *tc_device_profile_name(int i);
 

@@ -47,8 +47,8 @@ __host__ __device__ constexpr int64_t best_tile(int rows) { return int64_t(kBest
 inline int best_rows(bool segmented, int64_t n, const tc_device &dev) {
     return segmented ? kBestSegRows : n < tc::floor_pow2(int64_t(dev.multiprocessors) * 4 * best_tile(16)) ? 8 : 16;
 }
-// The blocks an SM each tile kind is built for (its launch bounds), which also sets how far
-// ahead its prefetch reads (half of it times the SMs). Segmented tiles (7168: pairs) are held to
+// The blocks an SM each tile kind is built for (its launch bounds); the kinds with a bound
+// prefetch (tc::prefetch_ahead sets how far). Segmented tiles (7168: pairs) are held to
 // 64 registers, four blocks an SM: more blocks to load while the others scan, look back and
 // store pay more than the look-backs of more tiles cost (BENCHMARKS: the rows x blocks sweep).
 // Plain tiles of 16384: two (at most 128 registers). Plain tiles of 8192 (small n, no
@@ -208,17 +208,6 @@ __device__ T group_prefix(const BestTiles &tiles, const BestTiles &groups, int64
     return op(before_group, in_group);
 }
 
-// A bulk prefetch of bytes (a multiple of 16, 16-byte aligned) into L2: sm_90's
-// cp.async.bulk.prefetch. Before sm_90 there is none; a prefetch is only a hint, so nothing is
-// issued and the tile is read when its block comes.
-__device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
 __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n, const T *initial,
                                                          tc::tile::Epoch *epoch_word, uint64_t *statuses, uint64_t *groups, int64_t tiles, int64_t ahead) {
@@ -264,20 +253,19 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
         for (int k = 0; k < 4; ++k) x[4 * r + k] = v[k];
         if constexpr (SEG) heads[r / 8] |= head_bits(f) << (4 * (r % 8));
     }
-    // The tile half a resident wave ahead goes into L2 now, by bulk prefetches (no registers, no
-    // shared memory): its reads then overlap this tile's scan, look-back and stores, which keep
-    // DRAM idle in the copy's terms. Half a wave is half a block's lifetime of lead over the reads
-    // it replaces, with half a wave's bytes waiting in L2 for the stores to push out (BENCHMARKS:
-    // the distance swept from a quarter to a whole wave). The plan sets the distance (ahead) from
-    // the device's SMs. Tiles of 16384 and segmented tiles (best_blocks_per_sm): the large sizes.
+    // The tile `ahead` tiles later goes into L2 now, by bulk prefetches (no registers, no shared
+    // memory): its reads then overlap this tile's scan, look-back and stores, which keep DRAM idle
+    // in the copy's terms. The plan sets the distance from the device's memory system
+    // (tc::prefetch_ahead: a few round trips of the bytes it keeps in flight; too far, and the
+    // prefetched bytes wait in L2 beside the stores). Tiles of 16384 and segmented tiles: the large sizes.
     if constexpr (ROWS == 16 || SEG) {
         const int64_t later = tile + ahead;
         if (warp == 0 && lane < 4 && whole && (later + 1) * kBestTile <= n) {
             constexpr unsigned kQuarter = unsigned(kBestTile * sizeof(T) / 4);
-            prefetch_l2(reinterpret_cast<const unsigned char *>(in + later * kBestTile) + lane * kQuarter, kQuarter);
+            tc::prefetch_l2(reinterpret_cast<const unsigned char *>(in + later * kBestTile) + lane * kQuarter, kQuarter);
             if constexpr (SEG) {
                 if (lane == 0 && (reinterpret_cast<uintptr_t>(flags) & 15) == 0)  // (bulk: 16-byte aligned)
-                    prefetch_l2(flags + later * kBestTile, unsigned(kBestTile));
+                    tc::prefetch_l2(flags + later * kBestTile, unsigned(kBestTile));
             }
         }
     }

@@ -250,7 +250,9 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     if (v == VBEST) {
         p.threads = kBestThreads;
         out->rows = best_rows(out->segmented, n, *dev);
-        out->ahead = best_blocks_per_sm(out->segmented, out->rows) * int64_t(dev->multiprocessors) / 2;
+        // (tiles of 8192 take no prefetch: see best_blocks_per_sm)
+        const double tile_bytes = double(best_tile(out->rows)) * (4 + (out->segmented ? 1 : 0));
+        out->ahead = best_blocks_per_sm(out->segmented, out->rows) ? tc::prefetch_ahead(*dev, tile_bytes) : 0;
     }
     switch (v) {
     case VHS: case VBLOCK:

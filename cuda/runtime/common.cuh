@@ -121,6 +121,26 @@ inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per
     return int(b < 1 ? 1 : b);
 }
 
+// The memory system from its clock (kHz, as cudaDevAttrMemoryClockRate reads it) and bus width:
+// the peak bandwidth (both edges), and by Little's law the bytes an SM keeps in flight to reach it.
+inline void set_memory_system(tc_device &d, int clock_khz, int bus_bits) {
+    d.memory_bandwidth = 2.0 * double(clock_khz) * 1e3 * double(bus_bits) / 8.0;
+    d.bytes_in_flight_per_sm =
+        d.multiprocessors > 0 ? size_t(d.memory_bandwidth * TC_LOADED_LATENCY_NS * 1e-9 / d.multiprocessors) : 0;
+}
+
+// How many blocks ahead a streaming best prefetches into L2 (tc::prefetch_l2), each block reading
+// block_bytes: kPrefetchLead times the bytes the whole memory system keeps in flight, so that the
+// prefetches lead the reads by a few round trips whatever the card's bandwidth (BENCHMARKS: the
+// scan's distance swept on the H100 and the H200). A device that does not report its memory
+// (bytes_in_flight_per_sm 0) is taken as needing 32 KiB an SM.
+constexpr double kPrefetchLead = 2.5;
+inline int64_t prefetch_ahead(const tc_device &d, double block_bytes) {
+    const double per_sm = d.bytes_in_flight_per_sm ? double(d.bytes_in_flight_per_sm) : 32768.0;
+    const int64_t ahead = int64_t(kPrefetchLead * per_sm * d.multiprocessors / block_bytes + 0.5);
+    return ahead < 1 ? 1 : ahead;
+}
+
 // A plan function's first lines: the shared argument check into the plan's launch header, the
 // rest of the plan zeroed.
 template <typename Plan, typename Request>

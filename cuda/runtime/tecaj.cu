@@ -80,6 +80,10 @@ tc_status tc_device_describe(tc_device *out) {
     TC_TRY(get_size(out->shared_per_block, cudaDevAttrMaxSharedMemoryPerBlock));
     TC_TRY(get_size(out->shared_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin));
     TC_TRY(get_size(out->l2_bytes, cudaDevAttrL2CacheSize));
+    int clock_khz = 0, bus_bits = 0;
+    TC_TRY(get(clock_khz, cudaDevAttrMemoryClockRate));
+    TC_TRY(get(bus_bits, cudaDevAttrGlobalMemoryBusWidth));
+    tc::set_memory_system(*out, clock_khz, bus_bits);
     TC_TRY(get(out->compute_major, cudaDevAttrComputeCapabilityMajor));
     TC_TRY(get(out->compute_minor, cudaDevAttrComputeCapabilityMinor));
     TC_TRY(get(v, cudaDevAttrCooperativeLaunch));
@@ -101,12 +105,14 @@ struct Profile {
     int sms, threads_per_sm, blocks_per_sm;
     size_t shared_per_sm, shared_optin, l2;
     int major, minor;
+    int memory_clock_khz, bus_bits;  // as cudaDevAttrMemoryClockRate and cudaDevAttrGlobalMemoryBusWidth read
 };
 const Profile kProfiles[] = {
-    {"t4", 40, 1024, 16, 64 * KiB, 64 * KiB, 4 * MiB, 7, 5},
-    {"rtx3060", 28, 1536, 16, 100 * KiB, 99 * KiB, 3 * MiB, 8, 6},
-    {"rtx4090", 128, 1536, 24, 100 * KiB, 99 * KiB, 72 * MiB, 8, 9},
-    {"a100", 108, 2048, 32, 164 * KiB, 163 * KiB, 40 * MiB, 8, 0},
+    {"t4", 40, 1024, 16, 64 * KiB, 64 * KiB, 4 * MiB, 7, 5, 5001000, 256},             // 320 GB/s
+    {"rtx3060", 28, 1536, 16, 100 * KiB, 99 * KiB, 3 * MiB, 8, 6, 7501000, 192},       // 360 GB/s
+    {"rtx4090", 128, 1536, 24, 100 * KiB, 99 * KiB, 72 * MiB, 8, 9, 10501000, 384},    // 1008 GB/s
+    {"a100", 108, 2048, 32, 164 * KiB, 163 * KiB, 40 * MiB, 8, 0, 1215000, 5120},      // 1555 GB/s
+    {"h200", 132, 2048, 32, 228 * KiB, 227 * KiB, 50 * MiB, 9, 0, 3201000, 6016},      // 4814 GB/s
 };
 }  // namespace
 
@@ -119,7 +125,8 @@ tc_status tc_device_profile(const char *name, tc_device *out) {
     for (const Profile &p : kProfiles) {
         if (std::strcmp(p.name, name) != 0) continue;
         *out = tc_device{p.sms, p.threads_per_sm, p.blocks_per_sm, 1024, 65536, 0x7fffffff, 65535,
-                         p.shared_per_sm, 48 * KiB, p.shared_optin, p.l2, p.major, p.minor, 0, {}};
+                         p.shared_per_sm, 48 * KiB, p.shared_optin, p.l2, 0.0, 0, p.major, p.minor, 0, {}};
+        tc::set_memory_system(*out, p.memory_clock_khz, p.bus_bits);
         std::strncpy(out->profile, p.name, sizeof out->profile - 1);
         return TC_OK;
     }

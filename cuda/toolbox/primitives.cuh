@@ -293,4 +293,19 @@ __device__ __forceinline__ T block_reduce(T v, BlockReduceStorage<T> &s, Op op =
     return v;
 }
 
+// ---- memory -------------------------------------------------------------------------------
+
+// A bulk prefetch of bytes (a multiple of 16, 16-byte aligned) into L2: sm_90's
+// cp.async.bulk.prefetch, no registers and no shared memory. A streaming best issues one for the
+// data a block tc::prefetch_ahead blocks later will read, so its reads overlap this block's work.
+// Before sm_90 there is none; a prefetch is only a hint, so nothing is issued and the data are
+// read when their block comes.
+__device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
 }  // namespace tc

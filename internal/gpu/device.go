@@ -50,9 +50,10 @@ func Profile(name string) (*Device, error) {
 
 // summary: a profile's figures in a few words, for the table's header.
 func (d *Device) summary() string {
-	return fmt.Sprintf("%s: sm_%d%d, %d SMs, %d threads and %d KiB shared an SM, %d MiB L2", d.Profile,
+	return fmt.Sprintf("%s: sm_%d%d, %d SMs, %d threads and %d KiB shared an SM, %d MiB L2, %.0f GB/s", d.Profile,
 		int(d.desc.compute_major), int(d.desc.compute_minor), int(d.desc.multiprocessors),
-		int(d.desc.max_threads_per_multiprocessor), int(d.desc.shared_per_multiprocessor)/1024, int(d.desc.l2_bytes)>>20)
+		int(d.desc.max_threads_per_multiprocessor), int(d.desc.shared_per_multiprocessor)/1024, int(d.desc.l2_bytes)>>20,
+		float64(d.desc.memory_bandwidth)/1e9)
 }
 
 // Open selects device 0 and reads its figures. The error satisfies NoGPU where there is none.

@@ -47,7 +47,7 @@ class Device(Structure):
                 ("registers_per_multiprocessor", c_int), ("max_grid_x", c_int), ("max_grid_y", c_int),
                 ("shared_per_multiprocessor", c_size_t), ("shared_per_block", c_size_t),
                 ("shared_per_block_optin", c_size_t), ("l2_bytes", c_size_t),
-                ("compute_major", c_int), ("compute_minor", c_int), ("no_cooperative_launch", c_int),
+                ("memory_bandwidth", c_double), ("bytes_in_flight_per_sm", c_size_t), ("compute_major", c_int), ("compute_minor", c_int), ("no_cooperative_launch", c_int),
                 ("profile", c_char * 16)]
 
 

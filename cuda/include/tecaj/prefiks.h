@@ -31,7 +31,7 @@ typedef struct {
     int levels;     /* grid, co, seg: the levels of block totals scanned recursively */
     int64_t depth;  /* the most operations one output goes through (the float error bound's) */
     int rows;       /* best: rows of 128 elements a warp (a tile is 1024 x rows) */
-    int64_t ahead;  /* best: how many tiles ahead a tile prefetches (half a resident wave) */
+    int64_t ahead;  /* best: how many tiles ahead a tile prefetches into L2 (from the memory system; 0: none) */
 } tc_prefiks_plan;
 
 tc_status tc_prefiks_make_plan(const tc_prefiks_request *request, const tc_device *device, tc_prefiks_plan *out);
