@@ -38,21 +38,36 @@ __host__ __device__ constexpr int best_rows(int mask_h, bool magnitude) { return
 // where the image row does.
 __host__ __device__ constexpr int margin(int r) { return (r + 3) / 4 * 4; }
 
-// Loads the patch of rows y0 - ry .. y0 + rows - 1 + ry and columns x0 - P .. x0 + cols - 1 + P.
+// Loads the patch of rows y0 - ry .. y0 + rows - 1 + ry and columns x0 - P .. x0 + cols - 1 + P,
+// in rounds of kPatchInFlight 16-byte loads a thread, every load of a round issued before its
+// first store: the bytes an SM keeps in flight are then its threads x 16 x kPatchInFlight, above
+// tc_device's bytes_in_flight_per_sm on every card (with one load a round, a 3 x 3 tile kept the
+// H100's need in flight but not the H200's).
+constexpr int kPatchInFlight = 4;
 __device__ __forceinline__ void load_patch(const float *in, const Shape &s, float *patch, int x0, int y0, int cols,
                                            int rows, int threads) {
     const int rx = s.mw / 2, ry = s.mh / 2, P = margin(rx), pw = cols + 2 * P, ph = rows + 2 * ry, chunks = pw / 4;
+    const int total = chunks * ph;
     const bool vectors = (s.h == 1 || s.w % 4 == 0) && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
-    for (int k = threadIdx.x; k < chunks * ph; k += threads) {
-        const int pr = k / chunks, pc = 4 * (k % chunks), x = x0 - P + pc, y = y0 - ry + pr;
-        float4 v;
-        if (vectors && x >= 0 && x + 3 < s.w && y >= 0 && y < s.h) {
-            v = __ldg(reinterpret_cast<const float4 *>(in + int64_t(y) * s.w + x));
-        } else {
-            v.x = pixel(in, s.w, s.h, x, y, s.border), v.y = pixel(in, s.w, s.h, x + 1, y, s.border);
-            v.z = pixel(in, s.w, s.h, x + 2, y, s.border), v.w = pixel(in, s.w, s.h, x + 3, y, s.border);
+    for (int k0 = threadIdx.x; k0 < total; k0 += kPatchInFlight * threads) {
+        float4 v[kPatchInFlight];
+#pragma unroll
+        for (int b = 0; b < kPatchInFlight; ++b) {
+            const int k = k0 + b * threads, pr = k / chunks, pc = 4 * (k % chunks), x = x0 - P + pc, y = y0 - ry + pr;
+            if (k >= total) break;
+            if (vectors && x >= 0 && x + 3 < s.w && y >= 0 && y < s.h) {
+                v[b] = __ldg(reinterpret_cast<const float4 *>(in + int64_t(y) * s.w + x));
+            } else {
+                v[b].x = pixel(in, s.w, s.h, x, y, s.border), v[b].y = pixel(in, s.w, s.h, x + 1, y, s.border);
+                v[b].z = pixel(in, s.w, s.h, x + 2, y, s.border), v[b].w = pixel(in, s.w, s.h, x + 3, y, s.border);
+            }
         }
-        *reinterpret_cast<float4 *>(patch + pr * pw + pc) = v;
+#pragma unroll
+        for (int b = 0; b < kPatchInFlight; ++b) {
+            const int k = k0 + b * threads;
+            if (k >= total) break;
+            *reinterpret_cast<float4 *>(patch + (k / chunks) * pw + 4 * (k % chunks)) = v[b];
+        }
     }
 }
 
