@@ -1,9 +1,8 @@
-"""The streaming bests' plans, swept where the plan is a runtime field: how far ahead a tile
-prefetches into L2 (plan.ahead, in tiles; the default from tc_device's memory system) for prefiks
-(2^28 float32 sums and segmented int32 sums; also the tile, plan.rows: 8 or 16 rows of 128 a warp)
-and konvolucija (8192 x 8192 float32 3 x 3, 5 x 5 and Sobel's magnitude, 1-D 7 taps at 2^26, the
-uint8 3 x 3 box), each beside the device-to-device copy in the same run. Every plan's output must
-be the default plan's, bit for bit. Needs torch and libtecaj.so:
+"""prefiks best's plan, swept where the plan is a runtime field: how far ahead a tile prefetches
+into L2 (plan.ahead, in tiles; the default from tc_device's memory system) and the tile (plan.rows:
+8 or 16 rows of 128 a warp), at 2^28 float32 sums and segmented int32 sums, each beside the
+device-to-device copy in the same run. Every plan's output must be the default plan's, bit for
+bit. Needs torch and libtecaj.so:
     TECAJ_LIBRARY=.../libtecaj.so PYTHONPATH=python python3 bench/plan_sweep.py
 """
 import ctypes
@@ -79,48 +78,7 @@ def main():
                       f"{'' if same else '  DIFFERS'}")
                 if rows == 8:
                     break  # (tiles of 8192 have no prefetch)
-    konvolucija(dev, copy_us, bytes_plain)
     return 0
-
-
-def konvolucija(dev, copy_us, copy_bytes):
-    copy_rate = copy_bytes / copy_us / 1e3
-    best = lib.tc_variant_find(lib.tc_konvolucija_program(), b"best")
-    w = h = 8192
-    box3 = [1.0 / 9] * 9
-    cases = (("3x3", 2, w, h, 3, box3, 0, "float32"), ("5x5", 2, w, h, 5, [1.0 / 25] * 25, 0, "float32"),
-             ("sobel magnitude", 2, w, h, 3, [-1, 0, 1, -2, 0, 2, -1, 0, 1], 1, "float32"),
-             ("1-D 7 taps", 1, 1 << 26, 1, 7, [1.0 / 7] * 7, 0, "float32"), ("uint8 box", 2, w, h, 3, box3, 0, "uint8"))
-    for name, dim, width, height, k, mask, magnitude, pixel in cases:
-        n = width * height
-        taps = (ctypes.c_float * len(mask))(*mask)
-        req = _abi.KonvolucijaRequest(base=_abi.Request(variant=best, n=n), dim=dim, width=width, height=height, mask_w=k,
-                                      mask_h=k if dim == 2 else 1, border=0, magnitude=magnitude,
-                                      pixel=_abi.DTYPES[pixel], mask=taps)
-        plan = _abi.KonvolucijaPlan()
-        s = lib.tc_konvolucija_make_plan(ctypes.byref(req), ctypes.byref(dev), ctypes.byref(plan))
-        assert s == 0, _abi.status_text(s)
-        if pixel == "uint8":
-            x = torch.randint(0, 256, (n,), dtype=torch.uint8, device="cuda")
-        else:
-            x = torch.rand(n, device="cuda")
-        o, r = torch.empty_like(x), torch.empty_like(x)
-
-        def run(p, dst):
-            st = lib.tc_konvolucija_run(ctypes.byref(p), x.data_ptr(), dst.data_ptr(), None)
-            assert st == 0, _abi.status_text(st)
-
-        run(plan, r)
-        moved = plan.launch.bytes_moved
-        print(f"konvolucija {name}: default ahead {plan.ahead} tiles")
-        for ahead in sorted({0, plan.ahead // 2, plan.ahead, 2 * plan.ahead}):
-            p = _abi.KonvolucijaPlan.from_buffer_copy(plan)
-            p.ahead = ahead
-            o.fill_(7)
-            us, spread = timed(lambda: run(p, o))
-            same = torch.equal(o, r)
-            print(f"  ahead {ahead:6d} tiles: {us:8.1f} us spread {spread:4.1f}%  {100 * moved / us / 1e3 / copy_rate:5.1f}% "
-                  f"of copy{'' if same else '  DIFFERS'}")
 
 
 if __name__ == "__main__":
