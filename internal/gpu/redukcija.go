@@ -71,9 +71,11 @@ func (d *Device) PlanRedukcija(r RedukcijaRequest) (*RedukcijaPlan, error) {
 	return pl, nil
 }
 
-// RunRedukcija reduces a (and b, for dot) into out (ReductionOutBytes).
-func RunRedukcija(pl *RedukcijaPlan, a, b, out, scratch *Buffer) error {
-	return check("launching redukcija "+pl.Variant.Name, C.tc_redukcija_run(&pl.c, a.pointer(), b.pointer(), out.pointer(), scratch.pointer(), nil))
+// RunRedukcija reduces a (and b, for dot) into out (ReductionOutBytes), queued on s (nil: the
+// legacy default stream).
+func RunRedukcija(pl *RedukcijaPlan, a, b, out, scratch *Buffer, s *Stream) error {
+	return check("launching redukcija "+pl.Variant.Name, C.tc_redukcija_run(&pl.c, a.pointer(), b.pointer(), out.pointer(),
+		scratch.pointer(), s.c()))
 }
 
 // ReductionResult is a run's result, decoded on the host.
@@ -109,6 +111,18 @@ func CombineRedukcija(pl *RedukcijaPlan, parts []byte, first []int64) ([]byte, e
 	out := make([]byte, ReductionOutBytes)
 	return out, check("combining the GPUs' results", C.tc_redukcija_combine(&pl.c, unsafe.Pointer(&parts[0]),
 		(*C.int64_t)(unsafe.Pointer(&first[0])), C.int(count), unsafe.Pointer(&out[0])))
+}
+
+// CombineRedukcijaOn queues CombineRedukcija's fold on the device, on s: count results in parts
+// (device memory, in GPU order; first: each slice's first index as int64s in device memory, for
+// argmin/argmax, else nil) into out (ReductionOutBytes), the same bytes as the host's fold.
+func CombineRedukcijaOn(pl *RedukcijaPlan, parts, first *Buffer, count int, out *Buffer, s *Stream) error {
+	if count < 1 || parts.bytes < int64(count)*ReductionOutBytes || out.bytes < ReductionOutBytes ||
+		(pl.Op.Arg() && (first == nil || first.bytes < 8*int64(count))) {
+		return fmt.Errorf("combining %d results on the device: buffers too small", count)
+	}
+	return check("combining the GPUs' results on the device", C.tc_redukcija_combine_device(&pl.c, parts.pointer(),
+		(*C.int64_t)(first.pointer()), C.int(count), out.pointer(), s.c()))
 }
 
 // WithDepth is the plan with another accumulation depth (several GPUs: the deepest slice's, plus
