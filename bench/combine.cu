@@ -101,6 +101,7 @@ struct Stats {
 };
 
 Stats stats(std::vector<double> t, int late) {
+    if (t.empty()) return {NAN, NAN, late};
     std::sort(t.begin(), t.end());
     const auto q = [&](double p) {
         const double x = p * double(t.size() - 1);
@@ -256,7 +257,7 @@ class Bench {
                 slowest = std::max(slowest, 1000.0 * ms);
             }
             if (__atomic_load_n(&gate_[1], __ATOMIC_SEQ_CST)) {
-                ++late;  // (the host came after the gate gave up: not the work's time)
+                if (++late == reps) break;  // (the host came after the gate gave up: not the work's time)
                 continue;
             }
             t.push_back(slowest);
@@ -297,8 +298,9 @@ class Bench {
 };
 
 void print(int g, const char *what, Stats s) {
-    printf("%4d  %-11s %9.2f %9.1f%%%s\n", g, what, s.median, s.spread,
-           s.late ? "  (some reps retimed: the host came after the gate)" : "");
+    printf("%4d  %-11s %9.2f %9.1f%%", g, what, s.median, s.spread);
+    if (s.late) printf("  (%d reps retimed: the host came after the gate gave up; queueing this waited for the device)", s.late);
+    printf("\n");
 }
 
 }  // namespace
