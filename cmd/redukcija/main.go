@@ -265,7 +265,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 
 // RunMulti runs best over the GPUs of m: each its contiguous slice, its result all-gathered
 // through NCCL, and every rank folding the results in GPU order on its device
-// (gpu.CombineRedukcijaOn, the host's CombineRedukcija bit for bit): the same bits every run for a
+// (gpu.CombineRedukcijaOn, the library's host fold bit for bit): the same bits every run for a
 // given number of GPUs; integers, min, max and arg results as one GPU's.
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Redukcija.Variant("best")

@@ -100,22 +100,11 @@ func RedukcijaTolerance(pl *RedukcijaPlan, sumAbs float64) float64 {
 	return float64(C.tc_redukcija_tolerance(&pl.c, C.double(sumAbs)))
 }
 
-// CombineRedukcija folds several GPUs' results (ReductionOutBytes each, copied back, in GPU order)
-// with the plan's operator in its accumulator's format, left to right; first[i] is GPU i's first
-// element (added to an arg index). The result decodes with FinishRedukcija and a plan of the whole n.
-func CombineRedukcija(pl *RedukcijaPlan, parts []byte, first []int64) ([]byte, error) {
-	count := len(parts) / ReductionOutBytes
-	if count < 1 || len(first) < count {
-		return nil, fmt.Errorf("combining %d results with %d offsets", count, len(first))
-	}
-	out := make([]byte, ReductionOutBytes)
-	return out, check("combining the GPUs' results", C.tc_redukcija_combine(&pl.c, unsafe.Pointer(&parts[0]),
-		(*C.int64_t)(unsafe.Pointer(&first[0])), C.int(count), unsafe.Pointer(&out[0])))
-}
-
-// CombineRedukcijaOn queues CombineRedukcija's fold on the device, on s: count results in parts
-// (device memory, in GPU order; first: each slice's first index as int64s in device memory, for
-// argmin/argmax, else nil) into out (ReductionOutBytes), the same bytes as the host's fold.
+// CombineRedukcijaOn folds several GPUs' results on the device, queued on s: count results in
+// parts (ReductionOutBytes each, in GPU order), left to right with the plan's operator in its
+// accumulator's format; first holds each slice's first index (int64s in device memory, added to an
+// arg index; nil for other operators). out (ReductionOutBytes) decodes with FinishRedukcija and a
+// plan of the whole n; its bytes are the library's host fold's (tc_redukcija_combine).
 func CombineRedukcijaOn(pl *RedukcijaPlan, parts, first *Buffer, count int, out *Buffer, s *Stream) error {
 	if count < 1 || parts.bytes < int64(count)*ReductionOutBytes || out.bytes < ReductionOutBytes ||
 		(pl.Op.Arg() && (first == nil || first.bytes < 8*int64(count))) {
