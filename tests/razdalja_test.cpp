@@ -248,6 +248,43 @@ TEST(Razdalja, FinishSumsPartialsInFloat64) {
     EXPECT_EQ(tc_razdalja_finish(&p, scalar), 42.5);
 }
 
+// Several GPUs' combine on the device (tc_razdalja_combine_device): the float64 sums added left to
+// right from +0 in GPU order, bit for bit as the host adds them; the order shows (each 2^-53 is half
+// an ulp of 1 and rounds away, where the other order keeps it). A plan that writes no float64 sum
+// is refused.
+TEST(Razdalja, CombineOnDeviceAddsInGPUOrder) {
+    REQUIRE_GPU();
+    const tc_device d = device();
+    tc_razdalja_plan p;
+    ASSERT_EQ(TC_OK, plan(find("best"), 1000, 0, 0, &d, &p));
+    ASSERT_EQ(TC_RAZDALJA_SCALAR64, p.output);
+    constexpr int kMost = 8;
+    DeviceBuffer<double> parts(kMost), out(1);
+    const auto combine = [&](const std::vector<double> &sums) {
+        parts.upload(sums);
+        EXPECT_EQ(TC_OK, tc_razdalja_combine_device(&p, parts.ptr, int(sums.size()), reinterpret_cast<float *>(out.ptr), nullptr));
+        return out.download(1)[0];
+    };
+    const double ordered = combine({1.0, 0x1p-53, 0x1p-53, 0x1p-52});
+    EXPECT_EQ(ordered, 1.0 + 0x1p-52);
+    std::mt19937_64 rng(43);
+    for (int count = 1; count <= kMost; ++count)
+        for (int trial = 0; trial < 20; ++trial) {
+            std::vector<double> sums(count);
+            double want = 0.0;  // the host's order
+            for (auto &x : sums) {
+                x = std::ldexp(double(rng() % 1000003), int(rng() % 80) - 40);
+                want += x;
+            }
+            const double got = combine(sums);
+            EXPECT_EQ(0, std::memcmp(&want, &got, 8)) << count << " sums: host " << want << ", device " << got;
+        }
+    tc_razdalja_plan la1;
+    ASSERT_EQ(TC_OK, plan(find("la1"), 1000, 256, 0, &d, &la1));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_razdalja_combine_device(&la1, parts.ptr, 2, reinterpret_cast<float *>(out.ptr), nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_razdalja_combine_device(&p, parts.ptr, 0, reinterpret_cast<float *>(out.ptr), nullptr));
+}
+
 TEST(Razdalja, LaunchesAsPlanned) {
     REQUIRE_GPU();
     const tc_device d = device();

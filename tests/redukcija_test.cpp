@@ -573,6 +573,71 @@ TEST(Redukcija, CombineWithoutGPU) {
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_combine(&p, nullptr, first, 2, out));
 }
 
+// Several GPUs' combine on the device (tc_redukcija_combine_device): the host's fold bit for bit,
+// every operator and type best takes, 1 to 8 parts, from values where the fold's order shows (half
+// an ulp each way), signed zeros, infinities, NaN, ties between GPUs and int64 wrap-around. A NaN
+// compares as NaN (the device's NaN has its own payload); every other byte, padding too, is equal.
+TEST(Redukcija, CombineOnDeviceIsTheHostsFold) {
+    REQUIRE_GPU();
+    const tc_device d = fake_device();
+    constexpr int kMost = 8, kBytes = TC_REDUKCIJA_OUT_BYTES;
+    DeviceBuffer<unsigned char> parts(kMost * kBytes), out(kBytes);
+    DeviceBuffer<int64_t> first(kMost);
+    std::vector<int64_t> firsts(kMost);
+    for (int i = 0; i < kMost; ++i) firsts[i] = int64_t(i) * 1000003;
+    first.upload(firsts);
+    const double floats[] = {1.0, 0x1p-24, 0x1p-23, 0x1p-53, -2.0, -2.0, 0.0, -0.0, 3.5, 1e30, -1e30, INFINITY, -INFINITY, NAN};
+    const int64_t ints[] = {INT64_MAX, 1, -1, 0, INT64_MIN, 7, int64_t(INT32_MAX), int64_t(INT32_MIN), -7};
+    std::mt19937_64 rng(43);
+    for (int op = 0; op < 8; ++op)
+        for (int type = 0; type < 3; ++type) {
+            tc_redukcija_plan p;
+            const tc_redukcija_request req{{find("best"), 1000, 0, 0}, tc_op(op), tc_dtype(type)};
+            ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &p));
+            const bool arg = p.op == TC_ARGMIN || p.op == TC_ARGMAX;
+            const tc_dtype value_type = arg ? p.type : p.accumulator;
+            for (int count = 1; count <= kMost; ++count)
+                for (int trial = 0; trial < 20; ++trial) {
+                    std::vector<unsigned char> host(kMost * kBytes, 0x5a);  // (padding: never read)
+                    for (int i = 0; i < count; ++i) {
+                        unsigned char *part = &host[i * kBytes];
+                        const double f = floats[rng() % std::size(floats)];
+                        const int64_t k = ints[rng() % std::size(ints)];
+                        switch (value_type) {
+                        case TC_FLOAT32: { const float v = float(f); std::memcpy(part, &v, 4); break; }
+                        case TC_FLOAT64: std::memcpy(part, &f, 8); break;
+                        case TC_INT64: std::memcpy(part, &k, 8); break;
+                        default: { const int32_t v = int32_t(k); std::memcpy(part, &v, 4); break; }
+                        }
+                        const int64_t index = int64_t(rng() % 3);  // (ties between GPUs' values and indices)
+                        if (arg) std::memcpy(part + 8, &index, 8);
+                    }
+                    unsigned char want[kBytes], got[kBytes];
+                    ASSERT_EQ(TC_OK, tc_redukcija_combine(&p, host.data(), firsts.data(), count, want));
+                    CUDA_OK(cudaMemcpy(parts.ptr, host.data(), host.size(), cudaMemcpyHostToDevice));
+                    CUDA_OK(cudaMemset(out.ptr, 0xa5, kBytes));
+                    ASSERT_EQ(TC_OK, tc_redukcija_combine_device(&p, parts.ptr, arg ? first.ptr : nullptr, count, out.ptr, nullptr));
+                    CUDA_OK(cudaMemcpy(got, out.ptr, kBytes, cudaMemcpyDeviceToHost));
+                    tc_redukcija_result w, g;
+                    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, want, &w));
+                    ASSERT_EQ(TC_OK, tc_redukcija_finish(&p, got, &g));
+                    const std::string what = std::string(kOps[op]) + " " + kTypes[type] + ", " + std::to_string(count) + " parts";
+                    if (std::isnan(w.value)) {
+                        EXPECT_TRUE(std::isnan(g.value)) << what;
+                        EXPECT_EQ(w.index, g.index) << what;
+                    } else {
+                        EXPECT_EQ(0, std::memcmp(want, got, kBytes)) << what << ": host " << w.value << " (index " << w.index
+                                                                    << "), device " << g.value << " (index " << g.index << ")";
+                    }
+                }
+        }
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_combine_device(nullptr, parts.ptr, nullptr, 1, out.ptr, nullptr));
+    tc_redukcija_plan p;
+    const tc_redukcija_request req{{find("best"), 1000, 0, 0}, TC_ARGMIN, TC_FLOAT32};
+    ASSERT_EQ(TC_OK, tc_redukcija_make_plan(&req, &d, &p));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_redukcija_combine_device(&p, parts.ptr, nullptr, 2, out.ptr, nullptr));  // arg without first
+}
+
 TEST(Redukcija, LaunchesAsPlanned) {
     REQUIRE_GPU();
     const tc_device d = device();

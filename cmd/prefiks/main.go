@@ -261,7 +261,7 @@ func (s *session) RunHost(string) (report.Row, error) {
 
 // RunMulti runs best over the GPUs of m: each GPU but the last first reduces its contiguous slice
 // to its carry (its total since its last head), the carries are all-gathered through NCCL, and each
-// slice's scan starts from the carries before it: one pass over the outputs, whose first GPU's
+// slice's scan starts from the carries before it (folded on its device, in GPU order): one pass over the outputs, whose first GPU's
 // total is known after a read of its slice (BENCHMARKS: the floor this sets on two GPUs).
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Prefiks.Variant("best")
@@ -318,22 +318,22 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	}
 	reduce := func(r *cli.Rank) error { // (the last GPU's carry is no one's, nor an empty slice's)
 		if p := index(r); r.Rank < m.Ranks-1 && p.plan != nil {
-			return gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.work, p.carry)
+			return gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.work, p.carry, r.Stream)
 		}
 		return nil
 	}
 	gather := func(r *cli.Rank) error {
 		p := index(r)
-		return r.Comm.AllGather(p.carry, p.carries, gpu.PrefiksCarryBytes)
+		return r.Comm.AllGather(p.carry, p.carries, gpu.PrefiksCarryBytes, r.Stream)
 	}
 	scan := func(r *cli.Rank) error {
 		p := index(r)
 		if p.plan == nil {
 			return nil
 		}
-		return gpu.RunPrefiksAfter(p.plan, p.in, p.flags, p.out, p.scratch, p.carries, m.Ranks, r.Rank, p.work)
+		return gpu.RunPrefiksAfter(p.plan, p.in, p.flags, p.out, p.scratch, p.carries, m.Ranks, r.Rank, p.work, r.Stream)
 	}
-	times, err := m.Time(reduce, gather, scan)
+	times, err := m.Time(cli.Stages{Kernel: reduce, Gather: gather, After: scan})
 	if err != nil {
 		return report.Row{}, err
 	}

@@ -104,7 +104,7 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 	if err := s.out.Fill(0xFF); err != nil {
 		return row, err
 	}
-	run := func() error { return gpu.RunRazdalja(pl, s.in.DA, s.in.DB, s.out, scratch) }
+	run := func() error { return gpu.RunRazdalja(pl, s.in.DA, s.in.DB, s.out, scratch, nil) }
 	if err := cli.LaunchOnce("razdalja "+pl.Variant.Name, run); err != nil {
 		return row, err
 	}
@@ -149,41 +149,45 @@ func (s *session) RunHost(string) (report.Row, error) {
 }
 
 // RunMulti runs best over the GPUs of m: each its contiguous slice's sum of squares (a float64),
-// all-gathered through NCCL and added in GPU order in float64 by every rank: the same bits every
-// run for a given number of GPUs.
+// all-gathered through NCCL and added in GPU order in float64 by every rank on its device
+// (gpu.CombineRazdaljaOn): the same bits every run for a given number of GPUs.
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Razdalja.Variant("best")
-	gathered, slices, times, d2h, err := m.ReduceSlices(s.o.N, 8, 0, func(r *cli.Rank, sl multi.Slice) (run cli.SliceRun, err error) {
-		var a, b, scratch *gpu.Buffer // (an empty slice's result stays +0)
-		run.Free = func() { gpu.FreeEach(a, b, scratch) }
-		plan, err := r.Dev.PlanRazdalja(gpu.Request{Variant: best, N: sl.Len()})
-		if err != nil {
-			return run, err
-		}
-		if plan.Output != gpu.RazdaljaScalar64 {
-			return run, fmt.Errorf("best writes a float64 sum to combine; its plan says %v", plan.Output)
-		}
-		if scratch, err = plan.AllocScratch(); err != nil {
-			return run, err
-		}
-		if err = gpu.AllocEach([]**gpu.Buffer{&a, &b}, 4*sl.Len(), 4*sl.Len()); err != nil {
-			return run, err
-		}
-		run.Run = func(out *gpu.Buffer) error { return gpu.RunRazdalja(plan, a, b, out, scratch) }
-		return run, cli.FirstError(a.Upload(s.in.A.Floats[sl.Lo:sl.Hi]), b.Upload(s.in.B.Floats[sl.Lo:sl.Hi]))
+	// the first slice's plan (the longest): its bound, and the fold and decoding of float64 sums
+	deepest, err := m.Local[0].Dev.PlanRazdalja(gpu.Request{Variant: best, N: multi.Split(s.o.N, m.Ranks)[0].Len()})
+	if err != nil {
+		return report.Row{}, err
+	}
+	answer, _, times, d2h, err := m.ReduceSlices(s.o.N, cli.SliceReduction{
+		OutBytes: 8,
+		Fill:     0, // (an empty slice's sum is +0)
+		Prepare: func(r *cli.Rank, sl multi.Slice) (run cli.SliceRun, err error) {
+			var a, b, scratch *gpu.Buffer
+			run.Free = func() { gpu.FreeEach(a, b, scratch) }
+			plan, err := r.Dev.PlanRazdalja(gpu.Request{Variant: best, N: sl.Len()})
+			if err != nil {
+				return run, err
+			}
+			if plan.Output != gpu.RazdaljaScalar64 {
+				return run, fmt.Errorf("best writes a float64 sum to combine; its plan says %v", plan.Output)
+			}
+			if scratch, err = plan.AllocScratch(); err != nil {
+				return run, err
+			}
+			if err = gpu.AllocEach([]**gpu.Buffer{&a, &b}, 4*sl.Len(), 4*sl.Len()); err != nil {
+				return run, err
+			}
+			run.Run = func(out *gpu.Buffer) error { return gpu.RunRazdalja(plan, a, b, out, scratch, r.Stream) }
+			return run, cli.FirstError(a.Upload(s.in.A.Floats[sl.Lo:sl.Hi]), b.Upload(s.in.B.Floats[sl.Lo:sl.Hi]))
+		},
+		Fold: func(r *cli.Rank, all, _, answer *gpu.Buffer, _ int) error {
+			return gpu.CombineRazdaljaOn(deepest, all, m.Ranks, answer, r.Stream) // (every GPU's: an empty slice adds +0)
+		},
 	})
 	if err != nil {
 		return report.Row{}, err
 	}
-	// the deepest slice's plan (the first, the longest): its bound, and the decoding of a float64 sum
-	deepest, err := m.Local[0].Dev.PlanRazdalja(gpu.Request{Variant: best, N: slices[0].Len()})
-	if err != nil {
-		return report.Row{}, err
-	}
-	sum := 0.0
-	for i := 0; i < m.Ranks; i++ { // one left fold in GPU order
-		sum += gpu.FinishRazdalja(deepest, words(gathered[8*i:8*i+8]))
-	}
+	sum := gpu.FinishRazdalja(deepest, words(answer))
 	distance := math.Sqrt(sum)
 	var row report.Row
 	row.Result = report.Num(distance)

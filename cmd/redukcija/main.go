@@ -221,7 +221,7 @@ func (s *session) checked(row report.Row, value float64, exact, index int64, tol
 func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer) (report.Row, error) {
 	pl := plan.(*gpu.RedukcijaPlan)
 	var row report.Row
-	run := func() error { return gpu.RunRedukcija(pl, s.da, s.db, s.out, scratch) }
+	run := func() error { return gpu.RunRedukcija(pl, s.da, s.db, s.out, scratch, nil) }
 	// two runs under two poisons (every bit pattern of an integer result is legal)
 	var host [2][gpu.ReductionOutBytes]byte
 	if err := cli.RunPoisoned(&row, timer, "redukcija "+pl.Variant.Name, s.out.Fill, run,
@@ -264,8 +264,9 @@ func (s *session) RunHost(string) (report.Row, error) {
 }
 
 // RunMulti runs best over the GPUs of m: each its contiguous slice, its result all-gathered
-// through NCCL, and every rank folding the results in GPU order (gpu.CombineRedukcija): the same
-// bits every run for a given number of GPUs; integers, min, max and arg results as one GPU's.
+// through NCCL, and every rank folding the results in GPU order on its device
+// (gpu.CombineRedukcijaOn, the library's host fold bit for bit): the same bits every run for a
+// given number of GPUs; integers, min, max and arg results as one GPU's.
 func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	best, _ := gpu.Redukcija.Variant("best")
 	whole, err := (*gpu.Device)(nil).PlanRedukcija(gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: s.o.N},
@@ -273,49 +274,47 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	const size = gpu.ReductionOutBytes
-	gathered, slices, times, d2h, err := m.ReduceSlices(s.o.N, size, cli.Poisons[0], func(r *cli.Rank, sl multi.Slice) (run cli.SliceRun, err error) {
-		var a, b, scratch *gpu.Buffer
-		run.Free = func() {
-			if b == a {
-				b = nil
+	answer, slices, times, d2h, err := m.ReduceSlices(s.o.N, cli.SliceReduction{
+		OutBytes: gpu.ReductionOutBytes,
+		Fill:     cli.Poisons[0], // (an empty slice's result is never folded: empty slices come last)
+		Prepare: func(r *cli.Rank, sl multi.Slice) (run cli.SliceRun, err error) {
+			var a, b, scratch *gpu.Buffer
+			run.Free = func() {
+				if b == a {
+					b = nil
+				}
+				gpu.FreeEach(a, b, scratch)
 			}
-			gpu.FreeEach(a, b, scratch)
-		}
-		req := gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
-		plan, err := r.Dev.PlanRedukcija(req)
-		if err != nil {
-			return run, err
-		}
-		if scratch, err = plan.AllocScratch(); err != nil {
-			return run, err
-		}
-		ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typV)
-		if a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
-			return run, err
-		}
-		b = a
-		if s.opt.opV == vocab.Dot {
-			if b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+			req := gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: sl.Len()}, Op: s.opt.opV, Type: s.opt.typV}
+			plan, err := r.Dev.PlanRedukcija(req)
+			if err != nil {
 				return run, err
 			}
-			if err = b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typV)); err != nil {
+			if scratch, err = plan.AllocScratch(); err != nil {
 				return run, err
 			}
-		}
-		run.Run = func(out *gpu.Buffer) error { return gpu.RunRedukcija(plan, a, b, out, scratch) }
-		return run, a.UploadBytes(ra)
+			ra := raw(s.a[sl.Lo:sl.Hi], s.opt.typV)
+			if a, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+				return run, err
+			}
+			b = a
+			if s.opt.opV == vocab.Dot {
+				if b, err = gpu.Alloc(int64(len(ra)), false); err != nil {
+					return run, err
+				}
+				if err = b.UploadBytes(raw(s.b[sl.Lo:sl.Hi], s.opt.typV)); err != nil {
+					return run, err
+				}
+			}
+			run.Run = func(out *gpu.Buffer) error { return gpu.RunRedukcija(plan, a, b, out, scratch, r.Stream) }
+			return run, a.UploadBytes(ra)
+		},
+		Fold: func(r *cli.Rank, all, first, answer *gpu.Buffer, count int) error {
+			return gpu.CombineRedukcijaOn(whole, all, first, count, answer, r.Stream)
+		},
 	})
 	if err != nil {
 		return report.Row{}, err
-	}
-	var results []byte // the slices that have elements (an empty one's result is left out)
-	var first []int64
-	for i, sl := range slices {
-		if sl.Len() > 0 {
-			results = append(results, gathered[i*size:(i+1)*size]...)
-			first = append(first, sl.Lo)
-		}
 	}
 	// the bound's depth: the first slice's (the longest), planned for this GPU, and the combine's
 	deepest, err := m.Local[0].Dev.PlanRedukcija(gpu.RedukcijaRequest{Request: gpu.Request{Variant: best, N: max64(slices[0].Len(), 1)},
@@ -323,11 +322,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	combined, err := gpu.CombineRedukcija(whole, results, first)
-	if err != nil {
-		return report.Row{}, err
-	}
-	res := gpu.FinishRedukcija(whole, combined)
+	res := gpu.FinishRedukcija(whole, answer)
 	tol := gpu.RedukcijaTolerance(whole.WithDepth(deepest.Depth+int64(m.Ranks)), s.ref.SumAbs)
 	row := s.checked(report.Row{}, res.Value, res.Exact, res.Index, tol)
 	row.Bytes, row.Items = report.Num(whole.BytesMoved), s.o.N

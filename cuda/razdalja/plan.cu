@@ -1,5 +1,6 @@
 // razdalja: the baseline (CUB), the variant table, the plans and the runs; the translation unit of the lecture (lecture.cuh).
 #include "lecture.cuh"
+#include "toolbox/fold_parts.cuh"
 
 namespace {
 
@@ -175,6 +176,17 @@ extern "C" double tc_razdalja_finish(const tc_razdalja_plan *p, const float *out
     double s = 0.0;  // float64: a float32 running sum would stall once it is 2^24 times the terms
     for (int64_t i = 0; i < p->launch.out_count; ++i) s += out[i];
     return s;
+}
+
+extern "C" tc_status tc_razdalja_combine_device(const tc_razdalja_plan *p, const void *parts, int count, float *out,
+                                                cudaStream_t s) {
+    if (!p || p->output != TC_RAZDALJA_SCALAR64 || !parts || !out || count < 1 || (reinterpret_cast<uintptr_t>(out) & 7))
+        return TC_BAD_ARGUMENT;
+    tc::fold_parts_kernel<double, tc::Sum><<<1, 1, 0, s>>>(static_cast<const unsigned char *>(parts), sizeof(double),
+                                                            nullptr, count, 0.0, reinterpret_cast<unsigned char *>(out),
+                                                            sizeof(double));
+    TC_LAUNCHED();
+    return TC_OK;
 }
 
 // The bound, for finite inputs: squaring a float32 difference and each float32 addition round

@@ -1,5 +1,6 @@
 // redukcija: the baseline (CUB), the variant table, the plans and the runs; the translation unit of the lecture (lecture.cuh).
 #include "lecture.cuh"
+#include "toolbox/fold_parts.cuh"
 
 namespace {
 
@@ -466,18 +467,25 @@ extern "C" tc_status tc_redukcija_finish(const tc_redukcija_plan *p, const void 
 extern "C" tc_status tc_redukcija_combine(const tc_redukcija_plan *p, const void *parts, const int64_t *first,
                                           int count, void *out) {
     if (!p || !parts || !out || count < 1 || (is_arg(p->op) && !first)) return TC_BAD_ARGUMENT;
-    const unsigned char *bytes = static_cast<const unsigned char *>(parts);
     return dispatch<true>(p->type, p->op, [&](auto, auto acc, auto op) -> tc_status {
         using A = typename decltype(acc)::type;
-        A sum = tc::identity<A, decltype(op)>();
-        for (int i = 0; i < count; ++i) {  // one left fold in GPU order: the same bits every run
-            A part;
-            std::memcpy(&part, bytes + i * TC_REDUKCIJA_OUT_BYTES, sizeof part);
-            if constexpr (sizeof(A) == 16) part.index += first[i];  // KeyValue: the slice's index, made global
-            sum = op(sum, part);
-        }
-        std::memset(out, 0, TC_REDUKCIJA_OUT_BYTES);
-        std::memcpy(out, &sum, sizeof sum);
+        const A sum = tc::fold_parts<A, decltype(op)>(static_cast<const unsigned char *>(parts), TC_REDUKCIJA_OUT_BYTES,
+                                                      first, count, tc::identity<A, decltype(op)>());
+        tc::store_part(static_cast<unsigned char *>(out), TC_REDUKCIJA_OUT_BYTES, sum);
+        return TC_OK;
+    });
+}
+
+extern "C" tc_status tc_redukcija_combine_device(const tc_redukcija_plan *p, const void *parts, const int64_t *first,
+                                                 int count, void *out, cudaStream_t s) {
+    if (!p || !parts || !out || count < 1 || (is_arg(p->op) && !first)) return TC_BAD_ARGUMENT;
+    return dispatch<true>(p->type, p->op, [&](auto, auto acc, auto op) -> tc_status {
+        using A = typename decltype(acc)::type;
+        tc::fold_parts_kernel<A, decltype(op)><<<1, 1, 0, s>>>(static_cast<const unsigned char *>(parts),
+                                                                TC_REDUKCIJA_OUT_BYTES, first, count,
+                                                                tc::identity<A, decltype(op)>(),
+                                                                static_cast<unsigned char *>(out), TC_REDUKCIJA_OUT_BYTES);
+        TC_LAUNCHED();
         return TC_OK;
     });
 }

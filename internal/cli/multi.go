@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -20,19 +22,22 @@ import (
 // MultiSession is a Session that also runs best over several GPUs (razdalja, redukcija, prefiks).
 type MultiSession interface {
 	// RunMulti runs, verifies and times best over m's GPUs: each rank its slice, the partials
-	// all-gathered through NCCL and combined in GPU order (m.Time, m.Row).
+	// all-gathered through NCCL and combined on the device in GPU order (m.Time, m.Row).
 	RunMulti(m *Multi) (report.Row, error)
 }
 
-// Rank is one GPU of a run over several: its device, communicator and timer, and the locked OS
-// thread every call for it runs on (its device current there).
+// Rank is one GPU of a run over several: its device, communicator, stream and timer, and the
+// locked OS thread every call for it runs on (its device current there). Its run's work is queued
+// on its stream (non-blocking: nothing waits for another rank's host thread through the legacy
+// default stream).
 type Rank struct {
-	Rank  int // among every process's ranks
-	Local int // among this process's: the index of its part in a command's per-rank slices
-	Dev   *gpu.Device
-	Comm  *gpu.Comm
-	Timer *gpu.Timer
-	work  chan func()
+	Rank   int // among every process's ranks
+	Local  int // among this process's: the index of its part in a command's per-rank slices
+	Dev    *gpu.Device
+	Comm   *gpu.Comm
+	Stream *gpu.Stream
+	Timer  *gpu.Timer
+	work   chan func()
 }
 
 // Multi is a run over several GPUs: every rank's count, and this process's ranks (all of them
@@ -48,7 +53,9 @@ type Multi struct {
 // multiFlags adds -gpus, -rank, -nranks and -coordinator.
 func (o *Options) multiFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.GPUs, "gpus", 0, "also run best over this many GPUs of this machine (1 to 8; NCCL, loaded at run time): the\n"+
-		"input cut into one contiguous slice a GPU, the partials all-gathered and combined in GPU order")
+		"input cut into one contiguous slice a GPU, the partials all-gathered and combined on the device in GPU order.\n"+
+		"The combine costs microseconds: at small sizes (10^6) it can cost more than the slices save, and the row says\n"+
+		"when several GPUs were slower than one")
 	fs.IntVar(&o.Rank, "rank", 0, "with -nranks: this process's rank, 0 to nranks-1 (rank 0 reports; it uses GPU rank % GPUs here,\n"+
 		"or under a launcher its local rank's); mpiexec and srun set it")
 	fs.IntVar(&o.NRanks, "nranks", 0, "run best over this many processes, one GPU each, on one host or many (-rank, -coordinator);\n"+
@@ -175,9 +182,13 @@ func openMulti(o Options) (*Multi, error) {
 			dev = o.Launch.LocalRank % count // the launcher's place for this process on its host
 		}
 		if err := m.on(r, func() (err error) {
-			if r.Dev, err = gpu.OpenDevice(dev); err == nil {
-				r.Timer, err = gpu.NewTimer()
+			if r.Dev, err = gpu.OpenDevice(dev); err != nil {
+				return err
 			}
+			if r.Stream, err = gpu.NewStream(); err != nil {
+				return err
+			}
+			r.Timer, err = gpu.NewTimerOn(r.Stream)
 			return err
 		}); err != nil {
 			m.Close()
@@ -255,7 +266,7 @@ func (m *Multi) OnFirst(f func(r *Rank) error) (ms float64, err error) {
 	return ms, err
 }
 
-// Close frees the communicators and timers and ends the threads.
+// Close frees the communicators, timers and streams and ends the threads.
 func (m *Multi) Close() {
 	for _, r := range m.Local {
 		if r.work == nil {
@@ -264,6 +275,7 @@ func (m *Multi) Close() {
 		m.on(r, func() error {
 			r.Comm.Destroy()
 			r.Timer.Free()
+			r.Stream.Free()
 			return nil
 		})
 		close(r.work)
@@ -273,39 +285,106 @@ func (m *Multi) Close() {
 // Times are one rank's timed runs: its kernels, then the combine (the all-gather and what follows).
 type Times struct{ Kernel, Combine []float64 }
 
-// Time runs kernel, combine and then after (nil: none; a kernel that needs the combine's result,
-// counted as kernel time) on every rank, one warm-up and m.Reps timed rounds, each part timed
-// between events on its own device; every round waits on every rank (the all-gather).
-func (m *Multi) Time(kernel, combine, after func(r *Rank) error) ([]Times, error) {
+// Stages are one round of a run over several GPUs, queued on each rank's stream in this order.
+// Kernel is the slice's own work; Gather the rank's part of the collective, every local rank's
+// issued in one NCCL group from one thread (a single call's group with -nranks); Fold (nil: none)
+// turns the gathered parts into the answer and is timed with the gather as the combine; After
+// (nil: none) is work that needs the gathered parts, timed as kernel.
+type Stages struct {
+	Kernel, Gather, Fold, After func(r *Rank) error
+}
+
+// Time runs the stages on every rank, one warm-up round and m.Reps timed rounds. Each timed round
+// is queued whole on every rank behind a timing gate a rank, and the gates open together once
+// every rank has queued it: no rank's late host counts as the others' wait in the combine. A round
+// the gate stopped waiting for (a host later than its limit) is run again, up to three tries.
+func (m *Multi) Time(st Stages) ([]Times, error) {
 	times := make([]Times, len(m.Local))
-	// each round starts on every local rank at once (a barrier): a rank whose host comes late would
-	// otherwise count as the combine's wait on the others
-	rounds := make([]sync.WaitGroup, m.Reps+1)
-	for i := range rounds {
-		rounds[i].Add(len(m.Local))
+	// what each command queued on the legacy stream (fills, uploads) done before its ranks' streams start
+	if err := m.Do(func(*Rank) error { return gpu.Synchronize("preparing the slices") }); err != nil {
+		return nil, err
 	}
-	err := m.Do(func(r *Rank) error {
-		t := &times[r.Local]
-		for rep := 0; rep <= m.Reps; rep++ {
-			rounds[rep].Done()
-			rounds[rep].Wait()
-			// the collective queued right behind the kernel, as a real pipeline would: the
-			// combine's time holds the wait for the slowest GPU, not the host's between them
-			var third func() error
-			if after != nil {
-				third = func() error { return after(r) }
-			}
-			k, c, a, err := r.Timer.Split(func() error { return kernel(r) }, func() error { return combine(r) }, third)
+	for rep := 0; rep <= m.Reps; rep++ {
+		for try := 1; ; try++ {
+			round, late, err := m.round(st, rep > 0)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if rep > 0 {
-				t.Kernel, t.Combine = append(t.Kernel, k+a), append(t.Combine, c)
+			if !late {
+				if rep > 0 {
+					for i, t := range round {
+						times[i].Kernel, times[i].Combine = append(times[i].Kernel, t.Kernel...), append(times[i].Combine, t.Combine...)
+					}
+				}
+				break
+			}
+			if try == 3 {
+				return nil, fmt.Errorf("timing a round over %d GPUs: the host queued it after its gate gave up, 3 times", m.Ranks)
+			}
+		}
+	}
+	return times, nil
+}
+
+// round queues one round of st on every local rank (gated: behind each rank's gate, opened once all
+// is queued), waits for it and returns each rank's times; late: some gate gave up first.
+func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err error) {
+	defer func() { // (on an error too: a gate left shut would hold its device until its limit)
+		for _, r := range m.Local {
+			r.Timer.Open()
+		}
+	}()
+	// inTurn runs each step of a rank's part until one fails (a nil step is none)
+	inTurn := func(r *Rank, steps ...func(*Rank) error) error {
+		for _, f := range steps {
+			if f == nil {
+				continue
+			}
+			if err := f(r); err != nil {
+				return err
 			}
 		}
 		return nil
+	}
+	begin := func(r *Rank) error { return r.Timer.Begin(gated) }
+	mark := func(r *Rank) error { return r.Timer.Mark() }
+	end := func(r *Rank) error { return r.Timer.End() }
+	err = m.Do(func(r *Rank) error { return inTurn(r, begin, st.Kernel, mark) })
+	if err != nil {
+		return nil, false, err
+	}
+	err = m.on(m.Local[0], func() error {
+		return gpu.Group(func() error {
+			for _, r := range m.Local {
+				if err := st.Gather(r); err != nil {
+					return fmt.Errorf("GPU %d: %w", r.Rank, err)
+				}
+			}
+			return nil
+		})
 	})
-	return times, err
+	if err != nil {
+		return nil, false, err
+	}
+	err = m.Do(func(r *Rank) error { return inTurn(r, st.Fold, mark, st.After, end) })
+	if err != nil {
+		return nil, false, err
+	}
+	for _, r := range m.Local {
+		r.Timer.Open()
+	}
+	times = make([]Times, len(m.Local))
+	lates := make([]bool, len(m.Local))
+	err = m.Do(func(r *Rank) error {
+		k, c, a, lateHere, err := r.Timer.Wait()
+		times[r.Local] = Times{Kernel: []float64{k + a}, Combine: []float64{c}}
+		lates[r.Local] = lateHere
+		return err
+	})
+	for _, l := range lates {
+		late = late || l
+	}
+	return times, late, err
 }
 
 // Row fills a row's times from every local rank's: kernel, the slowest GPU's median; total, the
@@ -377,13 +456,23 @@ func (c Command) measureMulti(o Options, s Session, r *report.Report, stderr io.
 		r.Device += ", GPUs linked" + m.Link
 	}
 	at := len(r.Rows)
-	for i, row := range r.Rows {
-		if row.Variant == "best" {
+	for i, one := range r.Rows {
+		if one.Variant == "best" {
 			at = i + 1
+			row.Note = slowerNote(row, one) + row.Note
 		}
 	}
 	r.Rows = append(r.Rows[:at], append([]report.Row{row}, r.Rows[at:]...)...)
 	return nil
+}
+
+// slowerNote says where several GPUs took longer to the answer than one GPU's best (kernel and
+// host time each: at small sizes the combine costs more than the slices save); else "".
+func slowerNote(several, one report.Row) string {
+	if t, t1 := float64(several.KernelMs+several.HostMs), float64(one.KernelMs+one.HostMs); t > t1 {
+		return fmt.Sprintf("slower than one GPU's best (%.1f us): the combine costs more than the slices save at this size; ", t1*1000)
+	}
+	return ""
 }
 
 func max(a, b int) int {
@@ -393,23 +482,43 @@ func max(a, b int) int {
 	return b
 }
 
-// SliceRun is one rank's part of a reduction over several GPUs: run writes the slice's result
-// (its OutBytes) to out; free releases what prepare made. A rank with an empty slice has none.
+// SliceRun is one rank's part of a reduction over several GPUs: run queues the slice's result (its
+// OutBytes) into out on the rank's stream; free releases what prepare made. A rank with an empty
+// slice has none.
 type SliceRun struct {
 	Run  func(out *gpu.Buffer) error
 	Free func()
 }
 
-// ReduceSlices runs a reduction over the GPUs of m, each its contiguous slice of n: prepare makes
-// each non-empty slice's run (its inputs uploaded, its plan), each writes outBytes (an empty slice's
-// stay fill), the results are all-gathered through NCCL in GPU order and timed, and the first
-// local rank's copy comes back: every GPU's result, in GPU order, for the caller's fold.
-func (m *Multi) ReduceSlices(n, outBytes int64, fill byte, prepare func(r *Rank, sl multi.Slice) (SliceRun, error)) (
-	gathered []byte, slices []multi.Slice, times []Times, d2hMs float64, err error) {
+// SliceReduction is a reduction over several GPUs as a command gives it to ReduceSlices.
+type SliceReduction struct {
+	OutBytes int64 // a slice's result, and the answer's
+	Fill     byte  // every byte of an empty slice's result
+	// Prepare makes a non-empty slice's run (its inputs uploaded, its plan).
+	Prepare func(r *Rank, sl multi.Slice) (SliceRun, error)
+	// Fold queues on r's stream the fold of all (every GPU's result, OutBytes each, in GPU order;
+	// the first count of them are the slices with elements) into answer (OutBytes); first holds
+	// each slice's first index (int64s on r's device), for a fold that makes indices global.
+	Fold func(r *Rank, all, first, answer *gpu.Buffer, count int) error
+}
+
+// ReduceSlices runs a reduction over the GPUs of m, each its contiguous slice of n: each writes
+// its result, the results are all-gathered through NCCL in GPU order, and every rank folds them
+// on its device, all timed; then every local rank's answer comes back, the first local rank's
+// returned (their bytes must agree: the fold's order is fixed, whichever GPU finished first).
+func (m *Multi) ReduceSlices(n int64, red SliceReduction) (answer []byte, slices []multi.Slice, times []Times, d2hMs float64, err error) {
 	slices = multi.Split(n, m.Ranks)
+	count := 0 // (empty slices come last)
+	firsts := make([]byte, 8*len(slices))
+	for i, sl := range slices {
+		if sl.Len() > 0 {
+			count++
+		}
+		binary.LittleEndian.PutUint64(firsts[8*i:], uint64(sl.Lo))
+	}
 	type part struct {
-		out, all *gpu.Buffer
-		run      SliceRun
+		out, all, first, answer *gpu.Buffer
+		run                     SliceRun
 	}
 	parts := make([]part, len(m.Local))
 	defer m.Do(func(r *Rank) error {
@@ -417,37 +526,52 @@ func (m *Multi) ReduceSlices(n, outBytes int64, fill byte, prepare func(r *Rank,
 		if p.run.Free != nil {
 			p.run.Free()
 		}
-		gpu.FreeEach(p.out, p.all)
+		gpu.FreeEach(p.out, p.all, p.first, p.answer)
 		return nil
 	})
 	err = m.Do(func(r *Rank) (err error) {
 		p, sl := &parts[r.Local], slices[r.Rank]
-		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.all}, outBytes, int64(m.Ranks)*outBytes); err != nil {
+		if err = gpu.AllocEach([]**gpu.Buffer{&p.out, &p.all, &p.first, &p.answer}, red.OutBytes, int64(m.Ranks)*red.OutBytes,
+			int64(len(firsts)), red.OutBytes); err != nil {
 			return err
 		}
-		if err = p.out.Fill(fill); err != nil || sl.Len() == 0 {
+		if err = FirstError(p.out.Fill(red.Fill), p.answer.Fill(Poisons[0]), p.first.UploadBytes(firsts)); err != nil || sl.Len() == 0 {
 			return err
 		}
-		p.run, err = prepare(r, sl)
+		p.run, err = red.Prepare(r, sl)
 		return err
 	})
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	kernel := func(r *Rank) error {
-		if p := &parts[r.Local]; p.run.Run != nil {
-			return p.run.Run(p.out)
-		}
-		return nil
-	}
-	combine := func(r *Rank) error { p := &parts[r.Local]; return r.Comm.AllGather(p.out, p.all, outBytes) }
-	if times, err = m.Time(kernel, combine, nil); err != nil {
+	times, err = m.Time(Stages{
+		Kernel: func(r *Rank) error {
+			if p := &parts[r.Local]; p.run.Run != nil {
+				return p.run.Run(p.out)
+			}
+			return nil
+		},
+		Gather: func(r *Rank) error {
+			p := &parts[r.Local]
+			return r.Comm.AllGather(p.out, p.all, red.OutBytes, r.Stream)
+		},
+		Fold: func(r *Rank) error { p := &parts[r.Local]; return red.Fold(r, p.all, p.first, p.answer, count) },
+	})
+	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	hosts := make([][]byte, len(m.Local)) // (every rank copies its gathered results back, as a fold on each would)
+	answers := make([][]byte, len(m.Local)) // (every rank copies its answer back, as each one's host would read it)
 	d2hMs, err = m.OnFirst(func(r *Rank) error {
-		hosts[r.Local] = make([]byte, int64(m.Ranks)*outBytes)
-		return parts[r.Local].all.DownloadBytes(hosts[r.Local])
+		answers[r.Local] = make([]byte, red.OutBytes)
+		return parts[r.Local].answer.DownloadBytes(answers[r.Local])
 	})
-	return hosts[0], slices, times, d2hMs, err
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	for i, a := range answers[1:] {
+		if !bytes.Equal(a, answers[0]) {
+			return nil, nil, nil, 0, fmt.Errorf("GPU %d's answer % x differs from GPU %d's % x", m.Local[i+1].Rank, a, m.Local[0].Rank, answers[0])
+		}
+	}
+	return answers[0], slices, times, d2hMs, nil
 }

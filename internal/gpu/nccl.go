@@ -41,9 +41,11 @@ static ncclResult_t tc_nccl_init_rank(ncclComm_t *c, int nranks, const void *id,
 }
 static ncclResult_t tc_nccl_init_all(ncclComm_t *c, int n, const int *devs) { return p_CommInitAll(c, n, devs); }
 static ncclResult_t tc_nccl_destroy(ncclComm_t c) { return p_CommDestroy(c); }
-static ncclResult_t tc_nccl_all_gather(const void *s, void *r, size_t bytes, ncclComm_t c) {
-	return p_AllGather(s, r, bytes, ncclUint8, c, 0);
+static ncclResult_t tc_nccl_all_gather(const void *s, void *r, size_t bytes, ncclComm_t c, cudaStream_t stream) {
+	return p_AllGather(s, r, bytes, ncclUint8, c, stream);
 }
+static ncclResult_t tc_nccl_group_start(void) { return p_GroupStart(); }
+static ncclResult_t tc_nccl_group_end(void) { return p_GroupEnd(); }
 static const char *tc_nccl_error(ncclResult_t r) { return p_GetErrorString(r); }
 */
 import "C"
@@ -160,11 +162,25 @@ func (c *Comm) Destroy() {
 	}
 }
 
-// AllGather gathers bytes from every rank's send into recv (Ranks x bytes, in rank order) on the
-// default stream of the calling thread's device.
-func (c *Comm) AllGather(send, recv *Buffer, bytes int64) error {
+// AllGather gathers bytes from every rank's send into recv (Ranks x bytes, in rank order), queued
+// on s (a stream of the communicator's device; nil: its legacy default stream).
+func (c *Comm) AllGather(send, recv *Buffer, bytes int64, s *Stream) error {
 	if send.bytes < bytes || recv.bytes < bytes*int64(c.Ranks) {
 		return fmt.Errorf("all-gather of %d bytes from %d ranks: buffers of %d and %d bytes", bytes, c.Ranks, send.bytes, recv.bytes)
 	}
-	return ncclCheck("NCCL all-gather", C.tc_nccl_all_gather(send.ptr, recv.ptr, C.size_t(bytes), c.c))
+	return ncclCheck("NCCL all-gather", C.tc_nccl_all_gather(send.ptr, recv.ptr, C.size_t(bytes), c.c, s.c()))
+}
+
+// Group issues the collectives f queues as one NCCL group (ncclGroupStart ... ncclGroupEnd): one
+// launch over every communicator of this process, from the calling thread, whatever each
+// communicator's device. The group ends on an error of f too; f's error comes first.
+func Group(f func() error) error {
+	if err := ncclCheck("starting an NCCL group", C.tc_nccl_group_start()); err != nil {
+		return err
+	}
+	err := f()
+	if end := ncclCheck("ending an NCCL group", C.tc_nccl_group_end()); err == nil {
+		err = end
+	}
+	return err
 }

@@ -71,17 +71,18 @@ const (
 )
 
 // PrefiksCarryOut reduces the slice's input (flags: nil for a plain scan) to its carry
-// (PrefiksCarryBytes): its total since its last head, before the slice is scanned.
-func PrefiksCarryOut(pl *PrefiksPlan, in, flags, work, carry *Buffer) error {
+// (PrefiksCarryBytes): its total since its last head, before the slice is scanned; queued on s.
+func PrefiksCarryOut(pl *PrefiksPlan, in, flags, work, carry *Buffer, s *Stream) error {
 	return check("a slice's carry", C.tc_prefiks_carry_out(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()), work.pointer(),
-		carry.pointer(), nil))
+		carry.pointer(), s.c()))
 }
 
 // RunPrefiksAfter scans slice rank of count (a best plan) starting from the carries of the slices
-// before it (all count of them gathered in carries, in GPU order): the slice's part of the whole scan.
-func RunPrefiksAfter(pl *PrefiksPlan, in, flags, out, scratch, carries *Buffer, count, rank int, work *Buffer) error {
+// before it (all count of them gathered in carries, in GPU order): the slice's part of the whole
+// scan, queued on s.
+func RunPrefiksAfter(pl *PrefiksPlan, in, flags, out, scratch, carries *Buffer, count, rank int, work *Buffer, s *Stream) error {
 	return check("prefiks best after the slices before", C.tc_prefiks_run_after(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()),
-		out.pointer(), scratch.pointer(), carries.pointer(), C.int(count), C.int(rank), work.pointer(), nil))
+		out.pointer(), scratch.pointer(), carries.pointer(), C.int(count), C.int(rank), work.pointer(), s.c()))
 }
 
 // PrefiksCarryDepth is the most operations a carry's value goes through (for the tolerance).

@@ -5,7 +5,10 @@ package gpu
 */
 import "C"
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Razdalja is dist = sqrt(sum (a-b)^2) (cuda/razdalja/).
 var Razdalja = register(C.tc_razdalja_program())
@@ -44,10 +47,21 @@ func (d *Device) PlanRazdalja(r Request) (*RazdaljaPlan, error) {
 	return pl, nil
 }
 
-// RunRazdalja launches the device part of the distance; out receives pl.OutCount floats.
-func RunRazdalja(pl *RazdaljaPlan, a, b, out, scratch *Buffer) error {
+// RunRazdalja launches the device part of the distance on s (nil: the legacy default stream); out
+// receives pl.OutCount floats.
+func RunRazdalja(pl *RazdaljaPlan, a, b, out, scratch *Buffer, s *Stream) error {
 	return check("launching razdalja "+pl.Variant.Name,
-		C.tc_razdalja_run(&pl.c, a.floats(), b.floats(), out.floats(), scratch.pointer(), nil))
+		C.tc_razdalja_run(&pl.c, a.floats(), b.floats(), out.floats(), scratch.pointer(), s.c()))
+}
+
+// CombineRazdaljaOn queues, on s, the float64 sum in GPU order of count results (a Scalar64 plan's,
+// 8 bytes each in parts, in GPU order) into out, itself a Scalar64 result for FinishRazdalja.
+func CombineRazdaljaOn(pl *RazdaljaPlan, parts *Buffer, count int, out *Buffer, s *Stream) error {
+	if count < 1 || parts.bytes < 8*int64(count) || out.bytes < 8 {
+		return fmt.Errorf("combining %d distances' sums on the device: buffers too small", count)
+	}
+	return check("combining the GPUs' sums on the device", C.tc_razdalja_combine_device(&pl.c, parts.pointer(), C.int(count),
+		out.floats(), s.c()))
 }
 
 // FinishRazdalja is the host's part: the sum of squares from the floats copied back.

@@ -45,7 +45,7 @@ func init() {
 			return err
 		}
 		defer scratch.Free()
-		if err := firstError(out.Fill(0xFF), RunRazdalja(pl, a, b, out, scratch), Synchronize("razdalja")); err != nil {
+		if err := firstError(out.Fill(0xFF), RunRazdalja(pl, a, b, out, scratch, nil), Synchronize("razdalja")); err != nil {
 			return err
 		}
 		host := make([]float32, pl.OutCount)

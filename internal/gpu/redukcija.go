@@ -71,9 +71,11 @@ func (d *Device) PlanRedukcija(r RedukcijaRequest) (*RedukcijaPlan, error) {
 	return pl, nil
 }
 
-// RunRedukcija reduces a (and b, for dot) into out (ReductionOutBytes).
-func RunRedukcija(pl *RedukcijaPlan, a, b, out, scratch *Buffer) error {
-	return check("launching redukcija "+pl.Variant.Name, C.tc_redukcija_run(&pl.c, a.pointer(), b.pointer(), out.pointer(), scratch.pointer(), nil))
+// RunRedukcija reduces a (and b, for dot) into out (ReductionOutBytes), queued on s (nil: the
+// legacy default stream).
+func RunRedukcija(pl *RedukcijaPlan, a, b, out, scratch *Buffer, s *Stream) error {
+	return check("launching redukcija "+pl.Variant.Name, C.tc_redukcija_run(&pl.c, a.pointer(), b.pointer(), out.pointer(),
+		scratch.pointer(), s.c()))
 }
 
 // ReductionResult is a run's result, decoded on the host.
@@ -98,17 +100,18 @@ func RedukcijaTolerance(pl *RedukcijaPlan, sumAbs float64) float64 {
 	return float64(C.tc_redukcija_tolerance(&pl.c, C.double(sumAbs)))
 }
 
-// CombineRedukcija folds several GPUs' results (ReductionOutBytes each, copied back, in GPU order)
-// with the plan's operator in its accumulator's format, left to right; first[i] is GPU i's first
-// element (added to an arg index). The result decodes with FinishRedukcija and a plan of the whole n.
-func CombineRedukcija(pl *RedukcijaPlan, parts []byte, first []int64) ([]byte, error) {
-	count := len(parts) / ReductionOutBytes
-	if count < 1 || len(first) < count {
-		return nil, fmt.Errorf("combining %d results with %d offsets", count, len(first))
+// CombineRedukcijaOn folds several GPUs' results on the device, queued on s: count results in
+// parts (ReductionOutBytes each, in GPU order), left to right with the plan's operator in its
+// accumulator's format; first holds each slice's first index (int64s in device memory, added to an
+// arg index; nil for other operators). out (ReductionOutBytes) decodes with FinishRedukcija and a
+// plan of the whole n; its bytes are the library's host fold's (tc_redukcija_combine).
+func CombineRedukcijaOn(pl *RedukcijaPlan, parts, first *Buffer, count int, out *Buffer, s *Stream) error {
+	if count < 1 || parts.bytes < int64(count)*ReductionOutBytes || out.bytes < ReductionOutBytes ||
+		(pl.Op.Arg() && (first == nil || first.bytes < 8*int64(count))) {
+		return fmt.Errorf("combining %d results on the device: buffers too small", count)
 	}
-	out := make([]byte, ReductionOutBytes)
-	return out, check("combining the GPUs' results", C.tc_redukcija_combine(&pl.c, unsafe.Pointer(&parts[0]),
-		(*C.int64_t)(unsafe.Pointer(&first[0])), C.int(count), unsafe.Pointer(&out[0])))
+	return check("combining the GPUs' results on the device", C.tc_redukcija_combine_device(&pl.c, parts.pointer(),
+		(*C.int64_t)(first.pointer()), C.int(count), out.pointer(), s.c()))
 }
 
 // WithDepth is the plan with another accumulation depth (several GPUs: the deepest slice's, plus

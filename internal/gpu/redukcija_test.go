@@ -54,7 +54,7 @@ func init() {
 				return err
 			}
 			host := make([]byte, ReductionOutBytes)
-			err = firstError(out.Fill(0xA5), RunRedukcija(pl, a, b, out, scratch), Synchronize("redukcija"), out.DownloadBytes(host))
+			err = firstError(out.Fill(0xA5), RunRedukcija(pl, a, b, out, scratch, nil), Synchronize("redukcija"), out.DownloadBytes(host))
 			scratch.Free()
 			if err != nil {
 				return err
@@ -203,7 +203,7 @@ func TestAtomicFlushesSubnormalsOnTheGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := make([]byte, ReductionOutBytes)
-		err = firstError(out.Fill(0xA5), RunRedukcija(pl, buf, buf, out, scratch), Synchronize("redukcija"), out.DownloadBytes(res))
+		err = firstError(out.Fill(0xA5), RunRedukcija(pl, buf, buf, out, scratch, nil), Synchronize("redukcija"), out.DownloadBytes(res))
 		scratch.Free()
 		if err != nil {
 			t.Fatal(err)

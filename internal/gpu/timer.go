@@ -14,16 +14,21 @@ import (
 	"unsafe"
 )
 
-// Timer times device work with a pair of CUDA events on the default stream; gate is the timing
-// gate's two words (tc_stream_gate), host memory mapped for the device.
+// Timer times device work with CUDA events on its stream (nil: the legacy default stream); gate is
+// the timing gate's two words (tc_stream_gate), host memory mapped for the device.
 type Timer struct {
 	start, mid, late, stop C.cudaEvent_t
 	gate                   *[2]uint32
+	stream                 *Stream
+	marks                  int // a stage's events recorded since Begin
 }
 
-// NewTimer creates the events and the gate.
-func NewTimer() (*Timer, error) {
-	t := &Timer{}
+// NewTimer creates the events and the gate, for work on the legacy default stream.
+func NewTimer() (*Timer, error) { return NewTimerOn(nil) }
+
+// NewTimerOn creates the events and the gate for work queued on s (of the calling thread's device).
+func NewTimerOn(s *Stream) (*Timer, error) {
+	t := &Timer{stream: s}
 	for _, e := range []*C.cudaEvent_t{&t.start, &t.mid, &t.late, &t.stop} {
 		if err := cuda("creating an event", C.cudaEventCreate(e)); err != nil {
 			t.Free()
@@ -61,38 +66,62 @@ func (t *Timer) Milliseconds(fn func() error) (float64, error) {
 	return t.between(fn, func() {})
 }
 
-// Split queues first's work, second's and third's (nil: none) with no wait between them (several
-// GPUs: a kernel, the collective after it, and a kernel that needs the collective's result) and
-// returns the device time of each, between four events.
-func (t *Timer) Split(first, second, third func() error) (a, b, c float64, err error) {
-	total, err := t.between(func() error {
-		if err := first(); err != nil {
+// A timed round in stages, queued on several threads (one timer a GPU) and run together: Begin
+// queues the gate and the start event, Mark the end of the first stage and then of the second,
+// End the stop event; once every timer's round is queued, Open lets each run, and Wait returns
+// the time of each stage. A round's gate holds no minimum: every GPU starts when the host opens
+// them all, whenever each one's gate was queued.
+
+// Begin queues the round's gate (gated false: none, a warm-up) and its start event.
+func (t *Timer) Begin(gated bool) error {
+	t.marks = 0
+	atomic.StoreUint32(&t.gate[0], 0)
+	atomic.StoreUint32(&t.gate[1], 0)
+	if gated {
+		if err := check("queueing the timing gate", C.tc_stream_gate((*C.uint)(unsafe.Pointer(&t.gate[0])), 0,
+			gateMaxMicroseconds, t.stream.c())); err != nil {
 			return err
 		}
-		if err := cuda("recording an event", C.cudaEventRecord(t.mid, nil)); err != nil {
-			return err
+	}
+	return cuda("recording an event", C.cudaEventRecord(t.start, t.stream.c()))
+}
+
+// Mark records the end of the round's next stage (the first, then the second).
+func (t *Timer) Mark() error {
+	if t.marks >= 2 {
+		return errors.New("timing a round: a third stage mark")
+	}
+	e := []C.cudaEvent_t{t.mid, t.late}[t.marks]
+	t.marks++
+	return cuda("recording an event", C.cudaEventRecord(e, t.stream.c()))
+}
+
+// End records the round's stop event.
+func (t *Timer) End() error {
+	if t.marks != 2 {
+		return fmt.Errorf("timing a round: %d stage marks, not 2", t.marks)
+	}
+	return cuda("recording an event", C.cudaEventRecord(t.stop, t.stream.c()))
+}
+
+// Open lets the round run (safe from any thread, and more than once).
+func (t *Timer) Open() { atomic.StoreUint32(&t.gate[0], 1) }
+
+// Wait waits for the round's stop event and returns each stage's device time: start to the first
+// mark, to the second, to the stop. late: the gate stopped waiting before the host opened it.
+func (t *Timer) Wait() (a, b, c float64, late bool, err error) {
+	if err = cuda("waiting for the timed work", C.cudaEventSynchronize(t.stop)); err != nil {
+		return
+	}
+	if a, err = t.elapsed(t.start, t.mid); err == nil {
+		if b, err = t.elapsed(t.mid, t.late); err == nil {
+			c, err = t.elapsed(t.late, t.stop)
 		}
-		if err := second(); err != nil {
-			return err
-		}
-		if err := cuda("recording an event", C.cudaEventRecord(t.late, nil)); err != nil {
-			return err
-		}
-		if third == nil {
-			return nil
-		}
-		return third()
-	}, func() {})
+	}
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, false, err
 	}
-	if a, err = t.elapsed(t.start, t.mid); err != nil {
-		return 0, 0, 0, err
-	}
-	if b, err = t.elapsed(t.mid, t.late); err != nil {
-		return 0, 0, 0, err
-	}
-	return a, b, total - a - b, nil
+	return a, b, c, atomic.LoadUint32(&t.gate[1]) != 0, nil
 }
 
 // elapsed is the time between two recorded events, in milliseconds.
@@ -105,13 +134,13 @@ func (t *Timer) elapsed(from, to C.cudaEvent_t) (float64, error) {
 // between queues the start event, fn's work and the stop event, calls queued(), then waits for
 // the stop event and returns the time between the events.
 func (t *Timer) between(fn func() error, queued func()) (float64, error) {
-	if err := cuda("recording an event", C.cudaEventRecord(t.start, nil)); err != nil {
+	if err := cuda("recording an event", C.cudaEventRecord(t.start, t.stream.c())); err != nil {
 		return 0, err
 	}
 	if err := fn(); err != nil {
 		return 0, err
 	}
-	if err := cuda("recording an event", C.cudaEventRecord(t.stop, nil)); err != nil {
+	if err := cuda("recording an event", C.cudaEventRecord(t.stop, t.stream.c())); err != nil {
 		return 0, err
 	}
 	queued()
@@ -191,7 +220,7 @@ func (t *Timer) gated(fn func() error) (ms float64, late bool, err error) {
 	atomic.StoreUint32(&t.gate[0], 0)
 	atomic.StoreUint32(&t.gate[1], 0)
 	if err := check("queueing the timing gate", C.tc_stream_gate((*C.uint)(unsafe.Pointer(&t.gate[0])), gateMinMicroseconds,
-		gateMaxMicroseconds, nil)); err != nil {
+		gateMaxMicroseconds, t.stream.c())); err != nil {
 		return 0, false, err
 	}
 	open := func() { atomic.StoreUint32(&t.gate[0], 1) }

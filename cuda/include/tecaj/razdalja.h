@@ -36,6 +36,11 @@ tc_status tc_razdalja_run(const tc_razdalja_plan *plan, const float *a, const fl
 /* The host part: the sum of squares from the out_count floats copied back (summed in float64
  * for SQUARES and PARTIALS; out[0] for SCALAR; the double in out[0..1] for SCALAR64). */
 double tc_razdalja_finish(const tc_razdalja_plan *plan, const float *out_on_host);
+/* Several GPUs, on the device, queued on stream: count SCALAR64 results (8 bytes each, in device
+ * memory, in GPU order) added left to right in float64 from +0 into out (8-byte aligned: a SCALAR64
+ * result). A plan whose output is not SCALAR64 is refused. */
+tc_status tc_razdalja_combine_device(const tc_razdalja_plan *plan, const void *parts, int count, float *out,
+                                     cudaStream_t stream);
 /* The derived relative error bound of dist = sqrt(finish) against an exact (float64) reference,
  * for finite inputs; see cuda/razdalja/ for the derivation. */
 double tc_razdalja_tolerance(const tc_razdalja_plan *plan);

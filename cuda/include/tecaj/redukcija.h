@@ -63,6 +63,10 @@ double tc_redukcija_tolerance(const tc_redukcija_plan *plan, double sum_abs);
  * i's first element: it is added to argmin/argmax's index. */
 tc_status tc_redukcija_combine(const tc_redukcija_plan *plan, const void *parts, const int64_t *first, int count,
                                void *out);
+/* The same fold on the device, queued on stream: parts, first (NULL unless the operator is arg) and
+ * out (TC_REDUKCIJA_OUT_BYTES) in device memory; out gets tc_redukcija_combine's bytes. */
+tc_status tc_redukcija_combine_device(const tc_redukcija_plan *plan, const void *parts, const int64_t *first, int count,
+                                      void *out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
