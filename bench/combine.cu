@@ -182,12 +182,15 @@ class Bench {
             CK(cudaStreamBeginCapture(v.stream, cudaStreamCaptureModeThreadLocal));
         }
         group_fold();
-        for (Dev &v : devs_) {
-            cudaGraph_t g;
-            CK(cudaSetDevice(v.index));
-            CK(cudaStreamEndCapture(v.stream, &g));
-            CK(cudaGraphInstantiate(&v.graph, g, 0));
-            CK(cudaGraphDestroy(g));
+        std::vector<cudaGraph_t> graphs(devs_.size());  // (every capture ends before any instantiation:
+        for (size_t i = 0; i < devs_.size(); ++i) {       //  this thread may call nothing unsafe while one is open)
+            CK(cudaSetDevice(devs_[i].index));
+            CK(cudaStreamEndCapture(devs_[i].stream, &graphs[i]));
+        }
+        for (size_t i = 0; i < devs_.size(); ++i) {
+            CK(cudaSetDevice(devs_[i].index));
+            CK(cudaGraphInstantiate(&devs_[i].graph, graphs[i], 0));
+            CK(cudaGraphDestroy(graphs[i]));
         }
         sync_all();
     }

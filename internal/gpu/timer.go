@@ -19,8 +19,8 @@ import (
 type Timer struct {
 	start, mid, late, stop C.cudaEvent_t
 	gate                   *[2]uint32
-	stream                 *Stream
-	marks                  int // a stage's events recorded since Begin
+	stream                 C.cudaStream_t // (the handle, not *Stream: cgo refuses a Go pointer inside what it is passed)
+	marks                  int            // a stage's events recorded since Begin
 }
 
 // NewTimer creates the events and the gate, for work on the legacy default stream.
@@ -28,7 +28,7 @@ func NewTimer() (*Timer, error) { return NewTimerOn(nil) }
 
 // NewTimerOn creates the events and the gate for work queued on s (of the calling thread's device).
 func NewTimerOn(s *Stream) (*Timer, error) {
-	t := &Timer{stream: s}
+	t := &Timer{stream: s.c()}
 	for _, e := range []*C.cudaEvent_t{&t.start, &t.mid, &t.late, &t.stop} {
 		if err := cuda("creating an event", C.cudaEventCreate(e)); err != nil {
 			t.Free()
@@ -79,11 +79,11 @@ func (t *Timer) Begin(gated bool) error {
 	atomic.StoreUint32(&t.gate[1], 0)
 	if gated {
 		if err := check("queueing the timing gate", C.tc_stream_gate((*C.uint)(unsafe.Pointer(&t.gate[0])), 0,
-			gateMaxMicroseconds, t.stream.c())); err != nil {
+			gateMaxMicroseconds, t.stream)); err != nil {
 			return err
 		}
 	}
-	return cuda("recording an event", C.cudaEventRecord(t.start, t.stream.c()))
+	return cuda("recording an event", C.cudaEventRecord(t.start, t.stream))
 }
 
 // Mark records the end of the round's next stage (the first, then the second).
@@ -93,7 +93,7 @@ func (t *Timer) Mark() error {
 	}
 	e := []C.cudaEvent_t{t.mid, t.late}[t.marks]
 	t.marks++
-	return cuda("recording an event", C.cudaEventRecord(e, t.stream.c()))
+	return cuda("recording an event", C.cudaEventRecord(e, t.stream))
 }
 
 // End records the round's stop event.
@@ -101,7 +101,7 @@ func (t *Timer) End() error {
 	if t.marks != 2 {
 		return fmt.Errorf("timing a round: %d stage marks, not 2", t.marks)
 	}
-	return cuda("recording an event", C.cudaEventRecord(t.stop, t.stream.c()))
+	return cuda("recording an event", C.cudaEventRecord(t.stop, t.stream))
 }
 
 // Open lets the round run (safe from any thread, and more than once).
@@ -134,13 +134,13 @@ func (t *Timer) elapsed(from, to C.cudaEvent_t) (float64, error) {
 // between queues the start event, fn's work and the stop event, calls queued(), then waits for
 // the stop event and returns the time between the events.
 func (t *Timer) between(fn func() error, queued func()) (float64, error) {
-	if err := cuda("recording an event", C.cudaEventRecord(t.start, t.stream.c())); err != nil {
+	if err := cuda("recording an event", C.cudaEventRecord(t.start, t.stream)); err != nil {
 		return 0, err
 	}
 	if err := fn(); err != nil {
 		return 0, err
 	}
-	if err := cuda("recording an event", C.cudaEventRecord(t.stop, t.stream.c())); err != nil {
+	if err := cuda("recording an event", C.cudaEventRecord(t.stop, t.stream)); err != nil {
 		return 0, err
 	}
 	queued()
@@ -220,7 +220,7 @@ func (t *Timer) gated(fn func() error) (ms float64, late bool, err error) {
 	atomic.StoreUint32(&t.gate[0], 0)
 	atomic.StoreUint32(&t.gate[1], 0)
 	if err := check("queueing the timing gate", C.tc_stream_gate((*C.uint)(unsafe.Pointer(&t.gate[0])), gateMinMicroseconds,
-		gateMaxMicroseconds, t.stream.c())); err != nil {
+		gateMaxMicroseconds, t.stream)); err != nil {
 		return 0, false, err
 	}
 	open := func() { atomic.StoreUint32(&t.gate[0], 1) }
