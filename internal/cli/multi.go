@@ -561,11 +561,28 @@ func (m *Multi) ReduceSlices(n int64, red SliceReduction) (answer []byte, slices
 		return nil, nil, nil, 0, err
 	}
 	answers := make([][]byte, len(m.Local)) // (every rank copies its answer back, as each one's host would read it)
-	d2hMs, err = m.OnFirst(func(r *Rank) error {
+	if err = m.Do(func(r *Rank) error {
 		answers[r.Local] = make([]byte, red.OutBytes)
 		return parts[r.Local].answer.DownloadBytes(answers[r.Local])
-	})
-	if err != nil {
+	}); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	// the row's copy back, timed as one GPU's row times its own: events around a copy into pinned memory
+	first := m.Local[0]
+	if err = m.on(first, func() error {
+		timer, err := gpu.NewTimer()
+		if err != nil {
+			return err
+		}
+		defer timer.Free()
+		host, err := gpu.AllocHost((red.OutBytes+3)/4, true)
+		if err != nil {
+			return err
+		}
+		defer host.Free()
+		d2hMs, err = TimeCopy(timer, func() error { return parts[first.Local].answer.DownloadBytes(host.Bytes()[:red.OutBytes]) })
+		return err
+	}); err != nil {
 		return nil, nil, nil, 0, err
 	}
 	for i, a := range answers[1:] {
