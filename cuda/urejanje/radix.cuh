@@ -162,6 +162,25 @@ __device__ __forceinline__ void rank_tile(const uint32_t (&digit)[kRadixItems], 
 // The tile position of a thread's item i (see rank_tile).
 __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * kRadixItems) + 32 * i + (threadIdx.x & 31); }
 
+// A tile's shared memory: the ranking's counters, and the tile's keys (and values) in digit order.
+template <bool PAIRS>
+struct TileStorage {
+    RankStorage rank;
+    uint32_t keys[kRadixTile];
+    uint32_t values[PAIRS ? kRadixTile : 1];
+
+    // each ranked item to its rank (rank_tile's): the tile ordered by digit
+    __device__ __forceinline__ void put_in_order(const uint32_t (&digit)[kRadixItems], const uint32_t (&rank)[kRadixItems],
+                                                 const uint32_t (&key)[kRadixItems], const uint32_t (&value)[kRadixItems]) {
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i)
+            if (digit[i] != kNoDigit) {
+                keys[rank[i]] = key[i];
+                if (PAIRS) values[rank[i]] = value[i];
+            }
+    }
+};
+
 // ---- the kernels ----------------------------------------------------------------------------
 
 // radix_histogram: block (array b, chunk c) counts the digits of every pass of its chunk's keys in
@@ -229,9 +248,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixSta
 // done (tile::Epoch's counted rule), skipping or not, so each launch moves the epoch on once.
 template <bool PAIRS>
 __global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixState st, int pass) {
-    __shared__ RankStorage rs;
-    __shared__ uint32_t sorted_keys[kRadixTile];
-    __shared__ uint32_t sorted_values[PAIRS ? kRadixTile : 1];
+    __shared__ TileStorage<PAIRS> tile;
     __shared__ uint32_t bin_start[kRadix];  // the place in its array of the tile's digit-sorted position 0
     __shared__ uint32_t run_shared;
     const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
@@ -262,15 +279,15 @@ __global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixSta
         if (PAIRS) value[i] = !valid ? 0u : values_in ? values_in[at + p] : uint32_t(first + p);
     }
     uint32_t count_of[kBinsPerThread];
-    rank_tile(digit, rank, count_of, rs);  // (its barriers publish run_shared)
+    rank_tile(digit, rank, count_of, tile.rank);  // (its barriers publish run_shared)
 
     // the tiles before: each thread's digits
-    const RadixTiles tiles{st.status, run_shared};
+    const RadixTiles words{st.status, run_shared};
 #pragma unroll
     for (int k = 0; k < kBinsPerThread; ++k) {
         const int64_t word = g * kRadix + threadIdx.x * kBinsPerThread + k;
-        if (t == 0) tiles.publish_inclusive(word, count_of[k]);
-        else tiles.publish_aggregate(word, count_of[k]);
+        if (t == 0) words.publish_inclusive(word, count_of[k]);
+        else words.publish_aggregate(word, count_of[k]);
     }
 #pragma unroll
     for (int k = 0; k < kBinsPerThread; ++k) {
@@ -279,30 +296,26 @@ __global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixSta
         if (t > 0) {
             for (int64_t j = g - 1;; --j) {  // (tile 0 of the array is inclusive: the loop ends there)
                 uint64_t w;
-                if (!tiles.wait(j * kRadix + bin, w)) break;  // gave up (never expected): the check fails
+                if (!words.wait(j * kRadix + bin, w)) break;  // gave up (never expected): the check fails
                 earlier += tc::tile::value_of(w);
                 if (tc::tile::status_of(w) == tc::tile::kInclusive) break;
             }
-            tiles.publish_inclusive(g * kRadix + bin, earlier + count_of[k]);
+            words.publish_inclusive(g * kRadix + bin, earlier + count_of[k]);
         }
-        bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] + earlier - rs.offset[bin];  // (mod 2^32)
+        bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] + earlier - tile.rank.offset[bin];  // (mod 2^32)
     }
     __syncthreads();
     unsigned long long done = 0;
     if (threadIdx.x == 0) done = st.epoch->count_done();
 
-#pragma unroll
-    for (int i = 0; i < kRadixItems; ++i)
-        if (digit[i] != kNoDigit) {
-            sorted_keys[rank[i]] = key[i];
-            if (PAIRS) sorted_values[rank[i]] = value[i];
-        }
+    tile.put_in_order(digit, rank, key, value);
     __syncthreads();
     for (int j = threadIdx.x; j < count; j += kRadixThreads) {
-        const uint32_t k = sorted_keys[j];
-        const int64_t to = b * io.n + (bin_start[digit_of(radix_word(k, io.type, io.descending), pass)] + uint32_t(j));
-        keys_out[to] = radix_key_out(k, io.type);
-        if (PAIRS) values_out[to] = sorted_values[j];
+        const uint32_t k = tile.keys[j];
+        const uint32_t place = bin_start[digit_of(radix_word(k, io.type, io.descending), pass)] + uint32_t(j);
+        if (place >= io.n) continue;  // (only after a look-back gave up: the result fails its check, nothing is written outside the array)
+        keys_out[b * io.n + place] = radix_key_out(k, io.type);
+        if (PAIRS) values_out[b * io.n + place] = tile.values[j];
     }
     if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
 }
@@ -313,9 +326,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixSta
 // never leave the block between passes: one launch, no scratch.
 template <bool PAIRS>
 __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
-    __shared__ RankStorage rs;
-    __shared__ uint32_t sorted_keys[kRadixTile];
-    __shared__ uint32_t sorted_values[PAIRS ? kRadixTile : 1];
+    __shared__ TileStorage<PAIRS> tile;
     const int count = int(io.n);
     for (int64_t b = blockIdx.x; b < io.batch; b += gridDim.x) {
         const int64_t at = b * io.n;
@@ -331,24 +342,19 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
             for (int i = 0; i < kRadixItems; ++i)
                 digit[i] = item_at(i) < count ? digit_of(radix_word(key[i], io.type, io.descending), pass) : kNoDigit;
             uint32_t count_of[kBinsPerThread];
-            rank_tile(digit, rank, count_of, rs);
+            rank_tile(digit, rank, count_of, tile.rank);
             bool one_digit = false;
 #pragma unroll
             for (int k = 0; k < kBinsPerThread; ++k) one_digit |= int(count_of[k]) == count;
             if (__syncthreads_or(one_digit)) continue;  // (the barrier also ends rank_tile's reads)
-#pragma unroll
-            for (int i = 0; i < kRadixItems; ++i)
-                if (digit[i] != kNoDigit) {
-                    sorted_keys[rank[i]] = key[i];
-                    if (PAIRS) sorted_values[rank[i]] = value[i];
-                }
+            tile.put_in_order(digit, rank, key, value);
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i) {
                 const int p = item_at(i);
                 if (p < count) {
-                    key[i] = sorted_keys[p];
-                    if (PAIRS) value[i] = sorted_values[p];
+                    key[i] = tile.keys[p];
+                    if (PAIRS) value[i] = tile.values[p];
                 }
             }
             __syncthreads();
