@@ -1,8 +1,11 @@
 // urejanje on the GPU: every variant against a CPU sort of the same keys, element by element
 // (any NaN matches any NaN, -0.0 matches +0.0: they compare equal), plus a permutation check:
-// with pairs every value indexes an input key with the same bits, each index once; with keys
-// only the -0.0s are all kept. Sizes that are not powers of two, every key type, both
-// directions, keys and pairs, batches and input distributions.
+// with pairs every value indexes an input key with the same bits, each index once, and keys of
+// the same bits keep their input order (stable); with keys only the -0.0s are all kept; with the
+// caller's values the (key, value) pairs are the input's. radix, stable with -0.0 == +0.0, is
+// checked exactly: every key's bits and value are those of the CPU's stable sort. Sizes that are
+// not powers of two, every key type, both directions, keys and pairs, batches, in place, and
+// input distributions.
 #include "util.h"
 #include "tecaj/urejanje.h"
 #include <algorithm>
@@ -55,19 +58,40 @@ std::vector<uint32_t> make_keys(int64_t count, tc_dtype t, Dist d, uint64_t seed
     return k;
 }
 
+// Special keys of each type: floats' NaNs of both signs and several payloads (0xffc00000 is
+// -NaN; 0x7f800001 a signalling payload), signed zeros, infinities; integers' extremes.
+std::vector<uint32_t> specials(tc_dtype t) {
+    if (t == TC_INT32) return {0x80000000u, 0x7fffffffu, 0u, 0xffffffffu, 1u, 0x80000001u};  // INT_MIN, INT_MAX, 0, -1
+    if (t == TC_UINT32) return {0u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 1u};
+    return {0x7fc00000u, 0x80000000u, 0u, 0x7f800000u, 0xff800000u, 0x3f800000u, 0xbf800000u,
+            0xffc00000u, 0x80000000u, 0x7f800001u, 0xffffffffu, 0x7fc12345u, 0x00000001u, 0x80000001u};
+}
+// Every k-th key (from a seeded offset) replaced by the type's specials in turn.
+void add_specials(std::vector<uint32_t> &keys, tc_dtype t, int k, uint64_t seed) {
+    const std::vector<uint32_t> s = specials(t);
+    for (size_t i = size_t(seed % unsigned(k)), j = 0; i < keys.size(); i += size_t(k), ++j) keys[i] = s[j % s.size()];
+}
+
 struct Case {
     int variant;
     int64_t n, batch = 1;
     tc_dtype type = TC_FLOAT32;
     bool descending = false, pairs = false;
     int threads = 0;
+    bool given_values = false;  // pairs with the caller's values (otherwise values_in NULL: an argsort)
+    bool in_place = false;      // keys_out is keys_in (and with given values, values_out is values_in)
 };
 
 std::string describe(const Case &c) {
     return std::string(tc_variant_at(kProgram, c.variant)->name) + " n=" + std::to_string(c.n) +
            " batch=" + std::to_string(c.batch) + " type=" + std::to_string(c.type) + (c.descending ? " desc" : " asc") +
-           (c.pairs ? " pairs" : " keys") + " threads=" + std::to_string(c.threads);
+           (c.pairs ? (c.given_values ? " pairs(values)" : " pairs(indices)") : " keys") +
+           " threads=" + std::to_string(c.threads) + (c.in_place ? " in place" : "");
 }
+
+// Cases check() has verified (each test compares its count with the cases it means to check:
+// a loop that checks nothing fails).
+int64_t checked = 0;
 
 // The same bits, or (floats) both NaN.
 bool same_bits(uint32_t a, uint32_t b, tc_dtype t) {
@@ -79,26 +103,46 @@ bool same_bits(uint32_t a, uint32_t b, tc_dtype t) {
 // Equal in the sort's order.
 bool same_key(uint32_t a, uint32_t b, tc_dtype t) { return order_key(a, t) == order_key(b, t); }
 
+// The bits a sorted key comes out as: every NaN the canonical one.
+uint32_t key_out(uint32_t bits, tc_dtype t) {
+    return t == TC_FLOAT32 && (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : bits;
+}
+
+// radix is checked exactly against the CPU's stable sort (it is stable with -0.0 == +0.0).
+bool exact(const Case &c) { return std::strcmp(tc_variant_at(kProgram, c.variant)->name, "radix") == 0; }
+
 void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
     ASSERT_EQ(int64_t(keys.size()), items);
+    ASSERT_TRUE(c.pairs || !c.given_values);
     const tc_device d = device();
     tc_urejanje_plan p;
     ASSERT_EQ(TC_OK, plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p, 0, c.type, c.descending)) << describe(c);
-    DeviceBuffer<uint32_t> in(items), out(items), values(items);
+    DeviceBuffer<uint32_t> in(items), out(items), values(items), values_in(items);
     DeviceBuffer<unsigned char> scratch(p.launch.scratch_bytes);
-    in.upload(keys);
+    std::vector<uint32_t> given;  // the caller's values: random, repeats and all
+    if (c.given_values) {
+        std::mt19937_64 rng(uint64_t(items) * 7919u + uint64_t(c.type));
+        given.resize(items);
+        for (auto &v : given) v = uint32_t(rng());
+    }
+    uint32_t *keys_out = c.in_place ? in.ptr : out.ptr;
+    uint32_t *values_out = c.in_place && c.given_values ? values_in.ptr : values.ptr;
     // Every bit pattern is a legal 32-bit key and index, so one poison cannot show an unwritten
-    // slot: run twice, under two poisons; a slot that follows its poison was not written.
+    // slot: run twice, under two poisons; a slot that follows its poison was not written. (In
+    // place, the keys are the input each time.)
     std::vector<uint32_t> got, got_values;
     for (uint32_t poison_bits : {0xffffffffu, 0x5a5a5a5au}) {
-        out.upload(std::vector<uint32_t>(items, poison_bits));
+        in.upload(keys);
+        if (c.given_values) values_in.upload(given);
+        if (!c.in_place) out.upload(std::vector<uint32_t>(items, poison_bits));
         values.upload(std::vector<uint32_t>(items, poison_bits));
-        ASSERT_EQ(TC_OK, tc_urejanje_run(&p, in.ptr, nullptr, out.ptr,
-                                         c.pairs ? values.ptr : nullptr, scratch.ptr, nullptr))
+        ASSERT_EQ(TC_OK, tc_urejanje_run(&p, in.ptr, c.given_values ? values_in.ptr : nullptr, keys_out,
+                                         c.pairs ? values_out : nullptr, scratch.ptr, nullptr))
             << describe(c);
         ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << describe(c);
-        const auto k = out.download(items), v = values.download(items);
+        const auto k = c.in_place ? in.download(items) : out.download(items);
+        const auto v = c.in_place && c.given_values ? values_in.download(items) : values.download(items);
         if (got.empty()) {
             got = k;
             got_values = v;
@@ -124,22 +168,43 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
         for (int64_t i = 0; i < c.n && bad < 3; ++i) {
             const int64_t at = b * c.n + i;
             const uint32_t v = got_values[at];
+            const bool indices = c.pairs && !c.given_values;
             std::string why;
             const bool is_nan = c.type == TC_FLOAT32 && (got[at] & 0x7fffffffu) > 0x7f800000u;
             if (!same_key(got[at], kb[idx[i]], c.type)) why = "not the key the CPU sort has here";
             else if (is_nan && got[at] != 0x7fffffffu) why = "a NaN that is not the canonical 0x7fffffff";
-            else if (c.pairs && (v >= c.n || seen[v])) why = "value out of range or repeated";
-            else if (c.pairs && !same_bits(got[at], kb[v], c.type)) why = "key differs from the input key its value indexes";
-            if (c.pairs && v < c.n) seen[v] = true;
+            else if (indices && (v >= c.n || seen[v])) why = "value out of range or repeated";
+            else if (indices && !same_bits(got[at], kb[v], c.type)) why = "key differs from the input key its value indexes";
+            else if (indices && i > 0 && got[at - 1] == got[at] && got_values[at - 1] >= v)
+                why = "keys of the same bits out of input order (not stable)";
+            else if (exact(c) && got[at] != key_out(kb[idx[i]], c.type)) why = "not the bits of the key the stable sort has here";
+            else if (exact(c) && c.pairs && v != (c.given_values ? given[b * c.n + idx[i]] : idx[i]))
+                why = "not the value the stable sort has here";
+            if (indices && v < c.n) seen[v] = true;
             negative_zeros -= got[at] == 0x80000000u;
             if (!why.empty()) {
                 ++bad;
                 ADD_FAILURE() << describe(c) << " batch " << b << " position " << i << ": " << why << ": key " << std::hex
-                              << got[at] << " value " << std::dec << v << ", CPU sort has key " << std::hex << kb[idx[i]];
+                              << got[at] << " value " << std::dec << v << ", CPU sort has key " << std::hex << kb[idx[i]]
+                              << std::dec << " (input position " << idx[i] << ")";
             }
         }
         if (c.type == TC_FLOAT32 && bad == 0) EXPECT_EQ(negative_zeros, 0) << describe(c) << ": -0.0 not kept";
+        if (c.given_values && bad == 0) {  // the array's (key, value) pairs are the input's
+            std::vector<std::pair<uint32_t, uint32_t>> want(c.n), have(c.n);
+            for (int64_t i = 0; i < c.n; ++i) {
+                want[i] = {key_out(kb[i], c.type), given[b * c.n + i]};
+                have[i] = {got[b * c.n + i], got_values[b * c.n + i]};
+            }
+            std::sort(want.begin(), want.end());
+            std::sort(have.begin(), have.end());
+            if (want != have) {
+                ++bad;
+                ADD_FAILURE() << describe(c) << " batch " << b << ": the output's (key, value) pairs are not the input's";
+            }
+        }
     }
+    ++checked;
 }
 
 std::vector<int64_t> sort_sizes() { return up_to_max_n({1, 2, 3, 1023, 1024, 1025, 4097, 1 << 20, (1 << 20) + 1}); }
@@ -148,6 +213,9 @@ std::vector<int64_t> sort_sizes() { return up_to_max_n({1, 2, 3, 1023, 1024, 102
 
 TEST(Urejanje, EveryVariantAndSize) {
     REQUIRE_GPU();
+    ASSERT_GE(find("radix"), 0);  // (the variants these loops must cover)
+    ASSERT_GE(find("best"), 0);
+    const int64_t before = checked;
     uint64_t seed = 1;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : sort_sizes())
@@ -156,27 +224,32 @@ TEST(Urejanje, EveryVariantAndSize) {
                 c.pairs = pairs;
                 check(c, make_keys(n, c.type, UNIFORM, ++seed));
             }
+    EXPECT_EQ(checked - before, int64_t(tc_variant_count(kProgram)) * int64_t(sort_sizes().size()) * 2);
 }
 
 TEST(Urejanje, TypesDirectionsAndDistributions) {
     REQUIRE_GPU();
+    const int64_t before = checked;
     uint64_t seed = 1000;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t n : {1025, 4097})
             for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
                 for (bool desc : {false, true})
-                    for (bool pairs : {false, true})
+                    for (int mode = 0; mode < 3; ++mode)  // keys, pairs with indices, pairs with values
                         for (int dist = 0; dist < DISTS; ++dist) {
                             Case c{v, n};
                             c.type = t;
                             c.descending = desc;
-                            c.pairs = pairs;
+                            c.pairs = mode > 0;
+                            c.given_values = mode == 2;
                             check(c, make_keys(n, t, Dist(dist), ++seed));
                         }
+    EXPECT_EQ(checked - before, int64_t(tc_variant_count(kProgram)) * 2 * 3 * 2 * 3 * DISTS);
 }
 
 TEST(Urejanje, Batches) {
     REQUIRE_GPU();
+    const int64_t before = checked;
     uint64_t seed = 5000;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int64_t batch : {2, 3, 64})
@@ -188,18 +261,30 @@ TEST(Urejanje, Batches) {
                     c.type = batch == 64 ? TC_INT32 : TC_FLOAT32;
                     check(c, make_keys(n * batch, c.type, UNIFORM, ++seed));
                 }
+    EXPECT_EQ(checked - before, int64_t(tc_variant_count(kProgram)) * 3 * 5 * 2);
 }
 
 TEST(Urejanje, BlockSizes) {
     REQUIRE_GPU();
+    const tc_device d = device();
+    const int64_t before = checked;
+    int64_t refused = 0;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int threads : {32, 64, 128, 256, 512, 1024})
             for (int64_t n : {4097, 70001}) {
+                if (v == find("radix") && threads != 256) {  // its tiles are 256 threads: the rest are refused
+                    tc_urejanje_plan p;
+                    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(v, n, 1, true, threads, &d, &p)) << threads;
+                    ++refused;
+                    continue;
+                }
                 Case c{v, n};
                 c.threads = threads;
                 c.pairs = true;
                 check(c, make_keys(n, c.type, UNIFORM, uint64_t(threads + n)));
             }
+    EXPECT_EQ(refused, 5 * 2);
+    EXPECT_EQ(checked - before + refused, int64_t(tc_variant_count(kProgram)) * 6 * 2);
     // best's block is 16 x threads elements: at this size no block is shrunk to fill the device
     for (int threads : {64, 128, 256, 512})
         for (int64_t n : up_to_max_n({(1 << 20) + 1}))
@@ -235,7 +320,8 @@ TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {
     const size_t kinds = sizeof specials / sizeof specials[0];
     // one array of 3001, and batches of short arrays (CUB's segmented sort compares the keys of
     // short segments: NaNs among them once came out of order, descending)
-    const int64_t shapes[][2] = {{3001, 1}, {7, 100}, {33, 64}, {3, 333}};
+    const int64_t shapes[][2] = {{3001, 1}, {7, 100}, {33, 64}, {3, 333}, {5001, 3}};
+    const int64_t before = checked;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (const auto &shape : shapes)
             for (bool desc : {false, true})
@@ -248,6 +334,7 @@ TEST(Urejanje, NanSignedZeroInfinityAndDuplicates) {
                     c.pairs = pairs;
                     check(c, keys);
                 }
+    EXPECT_EQ(checked - before, int64_t(tc_variant_count(kProgram)) * 5 * 2 * 2);
 }
 
 TEST(Urejanje, AllNanInputComesOutCanonical) {
@@ -255,12 +342,102 @@ TEST(Urejanje, AllNanInputComesOutCanonical) {
     std::mt19937_64 rng(9);
     std::vector<uint32_t> keys(5000);
     for (auto &k : keys) k = 0x7f800001u | uint32_t(rng()) | (rng() & 1 ? 0x80000000u : 0u);  // every NaN pattern
+    const int64_t before = checked;
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (bool pairs : {false, true}) {
             Case c{v, int64_t(keys.size())};
             c.pairs = pairs;
             check(c, keys);
         }
+    EXPECT_EQ(checked - before, int64_t(tc_variant_count(kProgram)) * 2);
+}
+
+// keys_out may be keys_in (urejanje.h), and values_out values_in: every variant, one array and
+// batches, the passes' sizes and the block sizes; all-equal keys (radix: every pass skipped but
+// the two that an output over its input needs) and all-NaN keys.
+TEST(Urejanje, InPlace) {
+    REQUIRE_GPU();
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 7000;
+    const std::vector<int64_t> lengths = up_to_max_n({1000, 70001});
+    for (int v = 0; v < tc_variant_count(kProgram); ++v)
+        for (const int64_t shape : lengths)
+            for (int batch : {1, 3})
+                for (int mode = 0; mode < 3; ++mode)
+                    for (int dist : {UNIFORM, EQUAL}) {
+                        Case c{v, shape, batch};
+                        c.in_place = true;
+                        c.pairs = mode > 0;
+                        c.given_values = mode == 2;
+                        c.descending = mode == 1;
+                        c.type = mode == 0 ? TC_UINT32 : TC_FLOAT32;
+                        std::vector<uint32_t> keys = make_keys(shape * batch, c.type, Dist(dist), ++seed);
+                        if (dist == EQUAL && mode == 2)  // every NaN pattern, one order word
+                            for (size_t i = 0; i < keys.size(); ++i) keys[i] = 0x7f800001u | uint32_t(i * 2654435761u) | (i & 1 ? 0x80000000u : 0u);
+                        check(c, keys);
+                        ++cases;
+                    }
+    EXPECT_EQ(cases, int64_t(tc_variant_count(kProgram)) * int64_t(lengths.size()) * 2 * 3 * 2);
+    EXPECT_GE(lengths.size(), 1u);
+    EXPECT_EQ(checked - before, cases);
+}
+
+// radix against the CPU's stable sort, bit for bit and value for value: every size class (the
+// block sort up to 4096 keys, the passes past it, a last tile of one key), every key type with
+// its extremes, both directions, keys, argsort and the caller's values, every distribution (a
+// sorted or one-digit input skips passes), batches, and 2^24 + 1.
+TEST(Urejanje, RadixExact) {
+    REQUIRE_GPU();
+    const int radix = find("radix");
+    ASSERT_GE(radix, 0);
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 9000;
+    for (int64_t n : up_to_max_n({1, 2, 3, 31, 33, 1025, 4095, 4096, 4097, 8193, 65537, (1 << 20) + 3}))
+        for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
+            for (bool desc : {false, true})
+                for (int mode = 0; mode < 3; ++mode) {
+                    Case c{radix, n};
+                    c.type = t;
+                    c.descending = desc;
+                    c.pairs = mode > 0;
+                    c.given_values = mode == 2;
+                    const Dist dist = Dist((cases + n) % DISTS);
+                    std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
+                    if (dist != SORTED && dist != REVERSED) add_specials(keys, t, 5, seed);
+                    check(c, keys);
+                    ++cases;
+                }
+    const int64_t shapes[][2] = {{1, 1000}, {3, 333}, {4096, 5}, {4097, 3}, {5000, 64}, {70001, 3}, {(1 << 16) + 1, 17}};
+    for (const auto &shape : shapes)
+        for (int mode = 0; mode < 3; ++mode)
+            for (bool desc : {false, true}) {
+                if (up_to_max_n({shape[0] * shape[1]}).empty()) continue;  // (the sanitizers' sizes)
+                Case c{radix, shape[0], shape[1]};
+                c.type = mode == 1 ? TC_INT32 : TC_FLOAT32;
+                c.descending = desc;
+                c.pairs = mode > 0;
+                c.given_values = mode == 2;
+                std::vector<uint32_t> keys = make_keys(shape[0] * shape[1], c.type, Dist((mode + desc) % DISTS), ++seed);
+                add_specials(keys, c.type, 3, seed);
+                check(c, keys);
+                ++cases;
+            }
+    for (int64_t n : up_to_max_n({(1 << 24) + 1}))
+        for (int mode = 0; mode < 3; ++mode) {
+            Case c{radix, n};
+            c.type = tc_dtype(mode == 0 ? TC_UINT32 : mode == 1 ? TC_FLOAT32 : TC_INT32);
+            c.descending = mode == 1;
+            c.pairs = mode > 0;
+            c.given_values = mode == 2;
+            std::vector<uint32_t> keys = make_keys(n, c.type, mode == 2 ? FEW : UNIFORM, ++seed);
+            add_specials(keys, c.type, 101, seed);
+            check(c, keys);
+            ++cases;
+        }
+    EXPECT_GE(cases, 150);  // (261 in a full run; fewer under the sanitizers' TECAJ_MAX_N)
+    EXPECT_EQ(checked - before, cases);
 }
 
 TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
@@ -290,6 +467,31 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.blocks, 2048 / 256);
     // a lower bound of the bytes: pack (read 4, write 4 a key), 66 steps reading every word, unpack
     EXPECT_DOUBLE_EQ(p.launch.bytes_moved, 4.0 * 2048 * (2 + 66 + 2));
+    // radix: one block an array up to 4096 keys (no scratch); past it, the histogram, the scan
+    // and 4 passes over tiles of 4096 that never span two arrays
+    const int radix = find("radix");
+    ASSERT_GE(radix, 0);
+    ASSERT_EQ(TC_OK, plan(radix, 4096, 7, true, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 256);
+    EXPECT_EQ(p.radix_tiles, 0);
+    EXPECT_EQ(p.launch.launches, 1);
+    EXPECT_EQ(p.launch.blocks, 7);
+    EXPECT_EQ(p.launch.scratch_bytes, 0u);
+    ASSERT_EQ(TC_OK, plan(radix, 4097, 3, true, 256, &d, &p, 0, TC_INT32, true));
+    EXPECT_EQ(p.radix_tiles, 2);
+    EXPECT_EQ(p.launch.launches, 2 + 4);
+    EXPECT_EQ(p.launch.blocks, 3 * 2);  // the passes' grid
+    EXPECT_GE(p.radix_chunk, 4096);
+    EXPECT_EQ(p.radix_chunk % 4096, 0);
+    // ping-pong keys and values, 4 words a key, and a status word a tile and digit
+    EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 4 * 3 * 4097 + 8 * 6 * 256));
+    EXPECT_DOUBLE_EQ(p.launch.bytes_moved, 12.0 * 3 * 4097);  // a lower bound: read the keys, write the pairs
+    ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &d, &p));
+    EXPECT_EQ(p.radix_tiles, 4097);
+    EXPECT_LE(p.launch.scratch_bytes, size_t(4 * 2 * ((1 << 24) + 1) + 8 * 4097 * 256 + (1 << 16)));
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 512, &d, &p));  // 256 threads only
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, int64_t(1) << 32, 1, false, 0, &d, &p));  // 32-bit counts
+    EXPECT_EQ(TC_OK, plan(find("best"), int64_t(1) << 32, 1, false, 0, &d, &p));  // the variant its domain names
 }
 
 TEST(Urejanje, LaunchesAsPlanned) {
@@ -304,6 +506,10 @@ TEST(Urejanje, LaunchesAsPlanned) {
                            Shape{(1 << 20) + 1, 1, false, 64}, Shape{4096, 64, true, 0}, Shape{(1 << 22) + 5, 1, true, 0}})
         for (int v = 0; v < tc_variant_count(kProgram); ++v) {
             tc_urejanje_plan p;
+            if (v == find("radix") && sh.threads != 0) {  // (256 threads only)
+                EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(v, sh.n, sh.batch, sh.pairs, sh.threads, &d, &p));
+                continue;
+            }
             ASSERT_EQ(TC_OK, plan(v, sh.n, sh.batch, sh.pairs, sh.threads, &d, &p));
             const int64_t items = sh.n * sh.batch;
             DeviceBuffer<uint32_t> in(items), out(items), values(items);

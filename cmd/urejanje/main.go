@@ -1,6 +1,6 @@
 // Command urejanje sorts 32-bit keys (float32, int32 or uint32; random or from a .npy file; keys
 // or key-value pairs; one array or a batch) with every bitonic-sort variant of the lecture, one
-// beyond it and CUB's radix sort, verifies each against the host's stable sort and times it.
+// beyond it, an LSD radix sort and CUB's, verifies each against the host's stable sort and times it.
 package main
 
 import (
@@ -48,7 +48,7 @@ func command() cli.Command {
 	opt := &options{keyType: vocab.Float32.String(), batch: 1, dist: "uniform", valuesType: vocab.Uint32}
 	return cli.Command{
 		Program:   gpu.Urejanje,
-		About:     "bitonic sort of 32-bit keys (random or -keys FILE.npy; or key-value pairs, or batches of arrays), every lecture variant, verified and timed",
+		About:     "bitonic sort of 32-bit keys (random or -keys FILE.npy; or key-value pairs, or batches of arrays), every lecture variant and a radix sort, verified and timed",
 		DefaultN:  1 << 20,
 		Default:   "best",
 		Baseline:  "o",

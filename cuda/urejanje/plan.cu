@@ -1,13 +1,14 @@
 // urejanje: the variant table, the plans and the runs, and the baseline (CUB, cub.cuh): the translation
-// unit of the lecture (lecture.cuh) and best (best.cuh).
+// unit of the lecture (lecture.cuh), best (best.cuh) and radix (radix.cuh).
 #include "lecture.cuh"
 #include "best.cuh"
+#include "radix.cuh"
 #include "cub.cuh"
 #include <type_traits>
 
 namespace {
 
-enum { VO, VOV, VN, VNL, VBEST, VCUB, VARIANTS };
+enum { VO, VOV, VN, VNL, VBEST, VRADIX, VCUB, VARIANTS };
 
 // The lecture's variants: pack, the network's launches, unpack.
 template <typename T>
@@ -147,6 +148,7 @@ const tc_kernel knl[] = {
     tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
 const tc_kernel kbest[] = {TC_BEST_KERNELS(uint32_t, "u32"), TC_BEST_KERNELS(uint64_t, "u64"),
                            tc::kernel("bitonic_block<u64,2^13,strided,3>", bitonic_block<uint64_t, 13, STRIDED, 3>)};
+const tc_kernel kradix[] = {TC_RADIX_KERNELS};
 
 const tc_variant variants[VARIANTS] = {
     {"o", "host runs k and j, one launch per step; thread i compares i with i^j (half the threads idle)",
@@ -163,12 +165,42 @@ const tc_variant variants[VARIANTS] = {
     {"best", "blocks of up to 8192 in registers (16 a thread), 4 steps between shared-memory transposes, up to 9 global steps a pass",
      "any n and batch", "read and write every word each pass (the first reads the keys, the last writes the result)",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
+    {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles of 4096 rank by warp match and "
+              "find their places by look-back; arrays of up to 4096 keys: one block each",
+     "any n < 2^32 and batch, 256 threads (n = 2^32 or other threads: best)",
+     "lower bound: read the keys once, write the result once (each pass reads and writes them again)",
+     TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kradix)},
     {"cub", "baseline: cub::DeviceRadixSort (NaNs canonical first), or DeviceSegmentedSort for batches (floats as ordered words)",
      "any n and batch", "lower bound: read the keys once, write the result once",
      TC_POW2_THREADS | TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
 };
 
 const tc_program program = {"urejanje", "keys", variants, VARIANTS};
+
+// radix's plan (radix.cuh): arrays of one tile go to the block sort; longer ones to the passes,
+// tiles of kRadixTile that never span two arrays, the histogram's blocks about one resident wave.
+tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
+    tc_launch &p = out.launch;
+    if (r.base.threads != 0 && r.base.threads != kRadixThreads) return TC_OUTSIDE_DOMAIN;
+    if (p.n >= (int64_t(1) << 32)) return TC_OUTSIDE_DOMAIN;  // its counts and places are 32-bit
+    p.threads = kRadixThreads;
+    unsigned block_grid = 0;
+    if (p.n <= kRadixTile) {
+        block_grid = unsigned(std::min<int64_t>(out.batch, dev.max_grid_x));
+    } else {
+        out.radix_tiles = tc::ceil_div(p.n, kRadixTile);
+        if (out.batch * out.radix_tiles > dev.max_grid_x) return TC_OUTSIDE_DOMAIN;
+        const int64_t wave = int64_t(dev.multiprocessors) * std::max(1, dev.max_threads_per_multiprocessor / kRadixThreads);
+        out.radix_chunk = tc::ceil_div(tc::ceil_div(p.items, wave), kRadixTile) * kRadixTile;
+    }
+    p.scratch_bytes = radix_scratch(out).total;
+    tc::LaunchCounter L{true};
+    TC_TRY_STATUS(radix_launches(L, out, RadixIo{}, nullptr, block_grid, nullptr));
+    p.launches = L.count;
+    p.blocks = int(L.grid);
+    p.bytes_moved = 4.0 * double(p.items) + (out.pairs ? 8.0 : 4.0) * double(p.items);
+    return TC_OK;
+}
 
 }  // namespace
 
@@ -188,6 +220,7 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     if (n > (int64_t(1) << 32) || r->batch > (int64_t(1) << 40) / n) return TC_OUTSIDE_DOMAIN;
     out->padded = int64_t(1) << tc::ceil_log2(n);
     p.out_count = p.items = n * r->batch;
+    if (p.variant == VRADIX) return radix_plan(*out, *r, *dev);
     if (p.variant == VCUB) {
         size_t temp = 0;
         TC_TRY(cub_bytes(*out, temp));
@@ -209,6 +242,12 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, const void *keys
     const int descending = p->descending;
     if (type != TC_FLOAT32 && type != TC_INT32 && type != TC_UINT32) return TC_BAD_ARGUMENT;
     const int64_t items = p->launch.items;
+    if (p->launch.variant == VRADIX) {
+        const RadixIo io{static_cast<const uint32_t *>(keys_in), p->pairs ? values_in : nullptr, static_cast<uint32_t *>(keys_out),
+                         p->pairs ? values_out : nullptr, {}, {}, p->launch.n, p->batch, type, descending != 0};
+        tc::LaunchCounter L{false};
+        return radix_launches(L, *p, io, static_cast<unsigned char *>(scratch), unsigned(p->launch.blocks), s);
+    }
     if (p->launch.variant == VCUB) {
         const size_t words = tc::align256(sizeof(uint32_t) * size_t(items));
         size_t temp = p->launch.scratch_bytes - words - (p->pairs ? words : 0);

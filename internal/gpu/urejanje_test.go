@@ -19,6 +19,14 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("urejanje with -blocks 4: %v, want ErrOutsideDomain (it sizes its own grid)", err)
 	}
+	// radix: the histogram, the scan and 4 passes past one tile; its blocks are 256 threads
+	r, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 1<<20 + 3}, Batch: 1, Pairs: true})
+	if err != nil || r.Launches != 6 || r.Threads != 256 || r.Blocks != 257 || r.ScratchBytes < 16*(1<<20+3) {
+		t.Errorf("radix plan %+v, %v", r, err)
+	}
+	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 5000, Threads: 512}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
+		t.Errorf("radix with -threads 512: %v, want ErrOutsideDomain (256 threads only)", err)
+	}
 }
 
 func init() {

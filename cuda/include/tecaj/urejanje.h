@@ -1,7 +1,11 @@
-/* urejanje: bitonic sort of batch arrays of n 32-bit keys each, ascending or descending, keys
- * only or with uint32 values (cuda/urejanje/). Floats: -0.0 and +0.0 compare equal (and keep
- * their bits), NaNs of either sign and any payload go last (ascending; first descending:
- * descending is the exact reverse) and come out as the canonical NaN 0x7fffffff. */
+/* urejanje: sort of batch arrays of n 32-bit keys each (bitonic networks; radix: an LSD radix
+ * sort), ascending or descending, keys only or with uint32 values (cuda/urejanje/). Floats: -0.0
+ * and +0.0 compare equal (and keep their bits), NaNs of either sign and any payload go last
+ * (ascending; first descending: descending is the exact reverse of the keys' order) and come out
+ * as the canonical NaN 0x7fffffff. Stable where the values are indices (values_in NULL): equal
+ * keys keep their input order in either direction (radix and CUB's one-array sort: -0.0 and +0.0
+ * too; the networks and CUB's batches put -0.0 first). With the caller's values, radix and cub
+ * keep input order too; the networks order equal keys by value. */
 #ifndef TECAJ_UREJANJE_H
 #define TECAJ_UREJANJE_H
 #include "../tecaj.h"
@@ -31,6 +35,8 @@ typedef struct {
     tc_dtype type;
     int descending;
     int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
+    int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array fits one tile, one block sorts it) */
+    int64_t radix_chunk;     /* radix: keys one block of its histogram counts */
 } tc_urejanje_plan;
 
 tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_device *device, tc_urejanje_plan *out);

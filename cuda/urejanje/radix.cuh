@@ -1,0 +1,447 @@
+// urejanje radix: an LSD radix sort in the onesweep shape (Adinets & Merrill 2022; CUB's
+// DeviceRadixSort onesweep), beyond the lecture and beside its network. Included by plan.cu after
+// lecture.cuh and best.cuh.
+#pragma once
+#include "toolbox/primitives.cuh"
+#include "toolbox/tile_state.cuh"
+
+namespace {
+
+// ---- radix: the lesson ----------------------------------------------------------------------
+//
+// A bitonic network compares; a radix sort counts. Each key becomes an unsigned order word (the
+// word sorts as the key does), and the sort runs one pass a digit of the word, least significant
+// first. A pass puts every key at (keys of smaller digits in its array) + (keys of its digit
+// before it), so it keeps the order of equal digits: it is stable, and after the pass on the top
+// digit the keys are sorted, equal keys in input order.
+//   radix_histogram  one read of the keys counts every digit of every pass at once;
+//   radix_scan       turns each pass's counts into each digit's first place (an exclusive scan),
+//                    and marks the passes whose digit is the same for every key: they move
+//                    nothing, and are skipped;
+//   radix_pass       one launch a pass: a tile ranks its keys by digit in shared memory (warps
+//                    match equal digits, __match_any_sync), publishes its digit counts and looks
+//                    back over the tiles before it for theirs (tile_state.cuh, the protocol of
+//                    prefiks best's scan: one status word a tile and digit), then writes each key
+//                    (and value) to its place;
+//   radix_block      arrays of at most one tile: one block sorts an array, every pass in shared
+//                    memory, one launch in all.
+// Passes read and write ping-pong buffers in scratch; the first reads the caller's keys, the last
+// writes the caller's output, whichever passes run.
+//
+// Order words: float: the sign-flip of float_order, -0.0 read as +0.0 (so the two zeros are equal
+// and stay in input order) and every NaN above +Inf; int32: the sign bit flipped; descending: the
+// word complemented (still stable: equal keys keep input order both ways, as the check and every
+// variant have it). The word is only compared: the passes move the keys' own bits (every NaN as
+// the canonical 0x7fffffff), so a -0.0 comes out as -0.0.
+
+constexpr int kDigitBits = 8;  // a compile-time constant: 11 bits (3 passes) takes 8x the shared counters
+constexpr int kRadix = 1 << kDigitBits;
+constexpr int kPasses = (32 + kDigitBits - 1) / kDigitBits;
+constexpr int kRadixThreads = 256, kRadixWarps = kRadixThreads / 32;
+constexpr int kRadixItems = 16;  // keys a thread holds
+constexpr int kRadixTile = kRadixThreads * kRadixItems;
+constexpr int kBinsPerThread = kRadix / kRadixThreads;  // digits a thread counts, scans and looks back for
+static_assert(kRadix % kRadixThreads == 0, "each thread owns whole digits");
+constexpr uint32_t kNoDigit = kRadix;  // an item past the array's end: ranked nowhere, counted nowhere
+
+// A key's order word (see above), and the bits a sorted key comes out as.
+__device__ __forceinline__ uint32_t radix_word(uint32_t bits, tc_dtype type, bool descending) {
+    uint32_t w = bits;
+    if (type == TC_FLOAT32) {
+        if ((bits & 0x7fffffffu) > 0x7f800000u) w = 0xffffffffu;  // every NaN: after +Inf
+        else w = tc::float_order(bits == 0x80000000u ? 0u : bits);  // -0.0 as +0.0
+    } else if (type == TC_INT32) {
+        w = bits ^ 0x80000000u;
+    }
+    return descending ? ~w : w;
+}
+__device__ __forceinline__ uint32_t radix_key_out(uint32_t bits, tc_dtype type) {
+    return type == TC_FLOAT32 && (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : bits;
+}
+__device__ __forceinline__ uint32_t digit_of(uint32_t word, int pass) {
+    return (word >> (pass * kDigitBits)) & uint32_t(kRadix - 1);
+}
+
+// Where the sort reads and writes: the caller's buffers, and the ping-pong buffers of scratch.
+struct RadixIo {
+    const uint32_t *keys_in, *values_in;  // values_in null: each value is its key's index in its array
+    uint32_t *keys_out, *values_out;      // (pairs only)
+    uint32_t *keys_tmp[2], *values_tmp[2];
+    int64_t n, batch;
+    tc_dtype type;
+    bool descending;
+};
+// The passes' state in scratch (zero-filled once; each run leaves counts zero and moves the epoch on).
+struct RadixState {
+    tc::tile::Epoch *epoch;  // the one epoch of every pass (each launch moves it on once)
+    uint32_t *counts;        // [batch][kPasses][kRadix] the histogram; radix_scan leaves it zero
+    uint32_t *bases;         // [batch][kPasses][kRadix] each digit's first place in its array
+    uint32_t *passes;        // [batch] the passes each array runs (bit p: pass p)
+    uint64_t *status;        // [batch * tiles][kRadix] the tiles' digit counts (tile_state.cuh words)
+    int64_t tiles;           // tiles a pass sorts in each array (a tile never spans two arrays)
+    int64_t chunk, chunks;   // keys one histogram block counts; such chunks in each array
+};
+using RadixTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
+
+// ---- ranking a tile by digit ----------------------------------------------------------------
+
+struct RankStorage {
+    uint32_t warp_counts[kRadixWarps][kRadix];  // a warp's keys of each digit; then the warps' before it
+    uint32_t offset[kRadix];                    // the tile's keys of smaller digits
+    uint32_t warp_sums[kRadixWarps];
+};
+
+// The block's exclusive sum of v (thread order). Precondition: every thread calls it.
+__device__ __forceinline__ uint32_t block_exclusive_sum(uint32_t v, uint32_t (&warp_sums)[kRadixWarps]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t total;
+    const uint32_t before = tc::warp_scan<uint32_t, tc::Sum, true>(v, tc::Sum(), &total);
+    if (lane == 0) warp_sums[warp] = total;
+    __syncthreads();
+    uint32_t warps_before = 0;
+    for (int w = 0; w < warp; ++w) warps_before += warp_sums[w];
+    return warps_before + before;
+}
+
+// A tile's keys ranked by digit, stably (BlockRadixRankMatch's shape). Item i of a thread is the
+// tile's key warp * 32 * kRadixItems + 32 i + lane, so a warp going item by item, lanes in order,
+// meets its keys in input order. A warp's lanes with equal digits find each other
+// (__match_any_sync), and the lowest of them adds their number to the warp's counter of that
+// digit: a key's rank in its warp is the counter before it plus its peers in lower lanes. Then
+// each digit's warp counters become the keys of the warps before, and the tile's counts are
+// scanned. On return rank[i] is item i's place in the tile ordered by digit (digit kNoDigit:
+// none), count[k] the tile's keys of digit threadIdx.x * kBinsPerThread + k, and s.offset each
+// digit's first place. Preconditions: every thread calls it; a __syncthreads() separates two calls.
+__device__ __forceinline__ void rank_tile(const uint32_t (&digit)[kRadixItems], uint32_t (&rank)[kRadixItems],
+                                          uint32_t (&count)[kBinsPerThread], RankStorage &s) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int j = threadIdx.x; j < kRadixWarps * kRadix; j += kRadixThreads) (&s.warp_counts[0][0])[j] = 0;
+    __syncthreads();
+    uint32_t *mine = s.warp_counts[warp];
+    const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
+#pragma unroll
+    for (int i = 0; i < kRadixItems; ++i) {
+        const uint32_t d = digit[i];
+        const uint32_t peers = __match_any_sync(tc::kFullWarp, d);
+        const int leader = __ffs(int(peers)) - 1;
+        uint32_t before = 0;
+        if (lane == leader && d != kNoDigit) {
+            before = mine[d];
+            mine[d] = before + __popc(peers);
+        }
+        rank[i] = __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower);
+        __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
+    }
+    __syncthreads();
+    uint32_t sum = 0;
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) {
+        const int bin = threadIdx.x * kBinsPerThread + k;
+        uint32_t run = 0;
+#pragma unroll
+        for (int w = 0; w < kRadixWarps; ++w) {
+            const uint32_t c = s.warp_counts[w][bin];
+            s.warp_counts[w][bin] = run;
+            run += c;
+        }
+        count[k] = run;
+        sum += run;
+    }
+    uint32_t first = block_exclusive_sum(sum, s.warp_sums);
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) {
+        s.offset[threadIdx.x * kBinsPerThread + k] = first;
+        first += count[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kRadixItems; ++i)
+        if (digit[i] != kNoDigit) rank[i] += s.offset[digit[i]] + s.warp_counts[warp][digit[i]];
+}
+
+// The tile position of a thread's item i (see rank_tile).
+__device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * kRadixItems) + 32 * i + (threadIdx.x & 31); }
+
+// A tile's shared memory: the ranking's counters, and the tile's keys (and values) in digit order.
+template <bool PAIRS>
+struct TileStorage {
+    RankStorage rank;
+    uint32_t keys[kRadixTile];
+    uint32_t values[PAIRS ? kRadixTile : 1];
+
+    // each ranked item to its rank (rank_tile's): the tile ordered by digit
+    __device__ __forceinline__ void put_in_order(const uint32_t (&digit)[kRadixItems], const uint32_t (&rank)[kRadixItems],
+                                                 const uint32_t (&key)[kRadixItems], const uint32_t (&value)[kRadixItems]) {
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i)
+            if (digit[i] != kNoDigit) {
+                keys[rank[i]] = key[i];
+                if (PAIRS) values[rank[i]] = value[i];
+            }
+    }
+};
+
+// ---- the kernels ----------------------------------------------------------------------------
+
+// radix_histogram: block (array b, chunk c) counts the digits of every pass of its chunk's keys in
+// shared memory, then adds them to the array's counts: one read of the keys for all passes.
+__global__ void __launch_bounds__(kRadixThreads) radix_histogram(RadixIo io, RadixState st) {
+    __shared__ uint32_t h[kPasses * kRadix];
+    for (int j = threadIdx.x; j < kPasses * kRadix; j += kRadixThreads) h[j] = 0;
+    __syncthreads();
+    const int64_t b = blockIdx.x / st.chunks, c = blockIdx.x % st.chunks;
+    const uint32_t *keys = io.keys_in + b * io.n;
+    const int64_t end = (c + 1) * st.chunk < io.n ? (c + 1) * st.chunk : io.n;
+    for (int64_t i = c * st.chunk + threadIdx.x; i < end; i += kRadixThreads) {
+        const uint32_t w = radix_word(keys[i], io.type, io.descending);
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p) atomicAdd(&h[p * kRadix + digit_of(w, p)], 1u);
+    }
+    __syncthreads();
+    uint32_t *counts = st.counts + b * (kPasses * kRadix);
+    for (int j = threadIdx.x; j < kPasses * kRadix; j += kRadixThreads)
+        if (h[j]) atomicAdd(&counts[j], h[j]);
+}
+
+// radix_scan: block b scans array b's counts of each pass into each digit's first place, and
+// leaves the counts zero for the next run. A pass where one digit holds all n keys moves nothing
+// and is skipped, but at least min_passes run: one, so that the result reaches the output, or two
+// where the output is the input (a single pass would read keys that other tiles overwrite).
+__global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixState st, int min_passes) {
+    __shared__ uint32_t warp_sums[kRadixWarps];
+    const int64_t b = blockIdx.x;
+    uint32_t passes = 0;
+    for (int p = 0; p < kPasses; ++p) {
+        uint32_t *counts = st.counts + (b * kPasses + p) * kRadix, *bases = st.bases + (b * kPasses + p) * kRadix;
+        uint32_t count[kBinsPerThread], sum = 0;
+        bool one_digit = false;
+#pragma unroll
+        for (int k = 0; k < kBinsPerThread; ++k) {
+            const int bin = threadIdx.x * kBinsPerThread + k;
+            count[k] = counts[bin];
+            counts[bin] = 0;
+            sum += count[k];
+            one_digit |= int64_t(count[k]) == io.n;
+        }
+        uint32_t first = block_exclusive_sum(sum, warp_sums);
+#pragma unroll
+        for (int k = 0; k < kBinsPerThread; ++k) {
+            bases[threadIdx.x * kBinsPerThread + k] = first;
+            first += count[k];
+        }
+        if (!__syncthreads_or(one_digit)) passes |= 1u << p;  // (also: warp_sums is free again)
+    }
+    if (threadIdx.x == 0) {
+        while (__popc(passes) < min_passes) passes |= ~passes & (passes + 1);  // the lowest skipped pass
+        st.passes[b] = passes;
+    }
+}
+
+// radix_pass: tile blockIdx.x of the pass (array b's tile t) ranks its keys by this pass's digit
+// (rank_tile), publishes its digit counts (tile_state.cuh: the first tile of an array as
+// inclusive, the others as aggregates), and each thread looks back for its digit over the tiles
+// before, down to the nearest inclusive count, then publishes its inclusive count. Tiles are
+// taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are dispatched
+// in index order, so every tile a look-back waits for is running or done (no ticket needed).
+// The keys then go out through shared memory: sorted by digit in the tile, each thread writes
+// consecutive keys, and a run of one digit lands on consecutive places. Every block counts itself
+// done (tile::Epoch's counted rule), skipping or not, so each launch moves the epoch on once.
+template <bool PAIRS>
+__global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixState st, int pass) {
+    __shared__ TileStorage<PAIRS> tile;
+    __shared__ uint32_t bin_start[kRadix];  // the place in its array of the tile's digit-sorted position 0
+    __shared__ uint32_t run_shared;
+    const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
+    const uint32_t passes = st.passes[b];
+    if (!((passes >> pass) & 1u)) {  // this array skips the pass
+        if (threadIdx.x == 0) st.epoch->advance_if_last(st.epoch->count_done(), gridDim.x);
+        return;
+    }
+    if (threadIdx.x == 0) run_shared = st.epoch->read_counted();
+    // the pass's place among the array's passes: its input and output
+    const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
+    // (selects, not io.keys_tmp[i]: a parameter array indexed at run time is copied to the stack)
+    const bool odd = (before & 1) != 0;
+    const uint32_t *keys_in = before == 0 ? io.keys_in : odd ? io.keys_tmp[0] : io.keys_tmp[1];
+    const uint32_t *values_in = before == 0 ? io.values_in : odd ? io.values_tmp[0] : io.values_tmp[1];
+    uint32_t *keys_out = before == last ? io.keys_out : odd ? io.keys_tmp[1] : io.keys_tmp[0];
+    uint32_t *values_out = before == last ? io.values_out : odd ? io.values_tmp[1] : io.values_tmp[0];
+    const int64_t first = t * kRadixTile, at = b * io.n + first;  // the tile's first key: in its array, in all
+    const int count = int(io.n - first < kRadixTile ? io.n - first : kRadixTile);
+
+    uint32_t key[kRadixItems], value[kRadixItems], digit[kRadixItems], rank[kRadixItems];
+#pragma unroll
+    for (int i = 0; i < kRadixItems; ++i) {
+        const int p = item_at(i);
+        const bool valid = p < count;
+        key[i] = valid ? keys_in[at + p] : 0u;
+        digit[i] = valid ? digit_of(radix_word(key[i], io.type, io.descending), pass) : kNoDigit;
+        if (PAIRS) value[i] = !valid ? 0u : values_in ? values_in[at + p] : uint32_t(first + p);
+    }
+    uint32_t count_of[kBinsPerThread];
+    rank_tile(digit, rank, count_of, tile.rank);  // (its barriers publish run_shared)
+
+    // the tiles before: each thread's digits
+    const RadixTiles words{st.status, run_shared};
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) {
+        const int64_t word = g * kRadix + threadIdx.x * kBinsPerThread + k;
+        if (t == 0) words.publish_inclusive(word, count_of[k]);
+        else words.publish_aggregate(word, count_of[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) {
+        const int bin = threadIdx.x * kBinsPerThread + k;
+        uint32_t earlier = 0;  // this digit's keys in the array's tiles before this one
+        if (t > 0) {
+            for (int64_t j = g - 1;; --j) {  // (tile 0 of the array is inclusive: the loop ends there)
+                uint64_t w;
+                if (!words.wait(j * kRadix + bin, w)) break;  // gave up (never expected): the check fails
+                earlier += tc::tile::value_of(w);
+                if (tc::tile::status_of(w) == tc::tile::kInclusive) break;
+            }
+            words.publish_inclusive(g * kRadix + bin, earlier + count_of[k]);
+        }
+        bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] + earlier - tile.rank.offset[bin];  // (mod 2^32)
+    }
+    __syncthreads();
+    unsigned long long done = 0;
+    if (threadIdx.x == 0) done = st.epoch->count_done();
+
+    tile.put_in_order(digit, rank, key, value);
+    __syncthreads();
+    for (int j = threadIdx.x; j < count; j += kRadixThreads) {
+        const uint32_t k = tile.keys[j];
+        const uint32_t place = bin_start[digit_of(radix_word(k, io.type, io.descending), pass)] + uint32_t(j);
+        if (place >= io.n) continue;  // (only after a look-back gave up: the result fails its check, nothing is written outside the array)
+        keys_out[b * io.n + place] = radix_key_out(k, io.type);
+        if (PAIRS) values_out[b * io.n + place] = tile.values[j];
+    }
+    if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
+}
+
+// radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the
+// grid: the next round). Every pass ranks the array's keys (rank_tile) and moves them to their
+// ranks in shared memory; a pass whose digit is the same for every key moves nothing. The keys
+// never leave the block between passes: one launch, no scratch.
+template <bool PAIRS>
+__global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
+    __shared__ TileStorage<PAIRS> tile;
+    const int count = int(io.n);
+    for (int64_t b = blockIdx.x; b < io.batch; b += gridDim.x) {
+        const int64_t at = b * io.n;
+        uint32_t key[kRadixItems], value[kRadixItems], digit[kRadixItems], rank[kRadixItems];
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i) {
+            const int p = item_at(i);
+            key[i] = p < count ? io.keys_in[at + p] : 0u;
+            if (PAIRS) value[i] = p >= count ? 0u : io.values_in ? io.values_in[at + p] : uint32_t(p);
+        }
+        for (int pass = 0; pass < kPasses; ++pass) {
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i)
+                digit[i] = item_at(i) < count ? digit_of(radix_word(key[i], io.type, io.descending), pass) : kNoDigit;
+            uint32_t count_of[kBinsPerThread];
+            rank_tile(digit, rank, count_of, tile.rank);
+            bool one_digit = false;
+#pragma unroll
+            for (int k = 0; k < kBinsPerThread; ++k) one_digit |= int(count_of[k]) == count;
+            if (__syncthreads_or(one_digit)) continue;  // (the barrier also ends rank_tile's reads)
+            tile.put_in_order(digit, rank, key, value);
+            __syncthreads();
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i) {
+                const int p = item_at(i);
+                if (p < count) {
+                    key[i] = tile.keys[p];
+                    if (PAIRS) value[i] = tile.values[p];
+                }
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i) {
+            const int p = item_at(i);
+            if (p < count) {
+                io.keys_out[at + p] = radix_key_out(key[i], io.type);
+                if (PAIRS) io.values_out[at + p] = value[i];
+            }
+        }
+    }
+}
+
+// ---- the launches ---------------------------------------------------------------------------
+
+// Scratch: the epoch, counts, bases, passes, status words, then the ping-pong keys and values
+// (each 256-byte aligned). Arrays of one tile (tiles 0) need none.
+struct RadixScratch {
+    size_t counts, bases, passes, status, keys[2], values[2], total;
+};
+inline RadixScratch radix_scratch(const tc_urejanje_plan &p) {
+    RadixScratch s{};
+    if (p.radix_tiles == 0) return s;
+    const size_t items = size_t(p.launch.items), digits = size_t(p.batch) * kPasses * kRadix;
+    size_t at = 256;  // (the epoch word)
+    const auto take = [&at](size_t bytes) {
+        const size_t here = at;
+        at += tc::align256(bytes);
+        return here;
+    };
+    s.counts = take(4 * digits);
+    s.bases = take(4 * digits);
+    s.passes = take(4 * size_t(p.batch));
+    s.status = take(8 * size_t(p.batch) * size_t(p.radix_tiles) * kRadix);
+    s.keys[0] = take(4 * items);
+    s.keys[1] = take(4 * items);
+    if (p.pairs) {
+        s.values[0] = take(4 * items);
+        s.values[1] = take(4 * items);
+    }
+    s.total = at;
+    return s;
+}
+
+// Every launch of a radix sort, counted through L (the plan's dry run) or made: the block sort
+// (arrays of one tile), or the histogram, the scan and one launch a pass. block_grid: the block
+// sort's grid (the plan's).
+inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p, RadixIo io, unsigned char *scratch,
+                                unsigned block_grid, cudaStream_t s) {
+    if (p.radix_tiles == 0) {
+        if (p.pairs) TC_COUNTED_LAUNCH(L.next(block_grid), radix_block<true><<<block_grid, kRadixThreads, 0, s>>>(io));
+        else TC_COUNTED_LAUNCH(L.next(block_grid), radix_block<false><<<block_grid, kRadixThreads, 0, s>>>(io));
+        return TC_OK;
+    }
+    const RadixScratch at = radix_scratch(p);
+    RadixState st{};
+    st.tiles = p.radix_tiles;
+    st.chunk = p.radix_chunk;
+    st.chunks = tc::ceil_div(p.launch.n, p.radix_chunk);
+    if (scratch) {
+        st.epoch = reinterpret_cast<tc::tile::Epoch *>(scratch);
+        st.counts = reinterpret_cast<uint32_t *>(scratch + at.counts);
+        st.bases = reinterpret_cast<uint32_t *>(scratch + at.bases);
+        st.passes = reinterpret_cast<uint32_t *>(scratch + at.passes);
+        st.status = reinterpret_cast<uint64_t *>(scratch + at.status);
+        for (int k = 0; k < 2; ++k) {
+            io.keys_tmp[k] = reinterpret_cast<uint32_t *>(scratch + at.keys[k]);
+            io.values_tmp[k] = p.pairs ? reinterpret_cast<uint32_t *>(scratch + at.values[k]) : nullptr;
+        }
+    }
+    // the output over the input: two passes at least (radix_scan)
+    const bool aliased = io.keys_in == io.keys_out || (p.pairs && io.values_in && io.values_in == io.values_out);
+    const unsigned counting = unsigned(p.batch * st.chunks), arrays = unsigned(p.batch), tiles = unsigned(p.batch * st.tiles);
+    TC_COUNTED_LAUNCH(L.next(counting, false), radix_histogram<<<counting, kRadixThreads, 0, s>>>(io, st));
+    TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased ? 2 : 1));
+    for (int pass = 0; pass < kPasses; ++pass) {
+        if (p.pairs) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true><<<tiles, kRadixThreads, 0, s>>>(io, st, pass));
+        else TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false><<<tiles, kRadixThreads, 0, s>>>(io, st, pass));
+    }
+    return TC_OK;
+}
+
+#define TC_RADIX_KERNELS                                                                                          \
+    tc::kernel("radix_block<keys>", radix_block<false>), tc::kernel("radix_block<pairs>", radix_block<true>),     \
+        tc::kernel("radix_histogram", radix_histogram), tc::kernel("radix_scan", radix_scan),                     \
+        tc::kernel("radix_pass<keys>", radix_pass<false>), tc::kernel("radix_pass<pairs>", radix_pass<true>)
+
+}  // namespace
