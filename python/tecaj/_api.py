@@ -77,16 +77,22 @@ def _razdalja_bytes(pl):
     return 4 * max(pl.launch.out_count, 2)
 
 
+def _pointers(operands):
+    """The device pointers of a run's operands (None for an absent one), read once they are staged."""
+    return tuple(o.ptr if o is not None else None for o in operands)
+
+
 def _scalar_job(program, variant, e, call, nbytes, inputs, library_finish):
     """A prepared run whose result is a few bytes: launch puts it in the launching thread's Memory
     (device memory and a copy, so kernel times are the commands'), finish reads it with the
-    library's decoding (the reference the public calls' decoders are held to)."""
+    library's decoding (the reference the public calls' decoders are held to). inputs: the
+    operands, whose pointers are read at launch (a NumPy array has one once the call has staged it)."""
     run, m = PROGRAMS[program].run, None
 
     def launch():
         nonlocal m
         m = e.memory(call.stream, nbytes)
-        _status(program, variant, run(e.ref, *inputs, m.out, m.scratch, call.stream))
+        _status(program, variant, run(e.ref, *_pointers(inputs), m.out, m.scratch, call.stream))
 
     def finish():
         m.fetch(call.stream)
@@ -101,7 +107,7 @@ def _scalar(program, variant, e, call, nbytes, inputs, decoder):
     thread's Memory (mapped where the variant allows), wait, decode in Python (_results)."""
     stream = call.start()
     m = e.memory(stream, nbytes, e.mapped, decoder)
-    _status(program, variant, PROGRAMS[program].run(e.ref, *inputs, m.out, m.scratch, stream))
+    _status(program, variant, PROGRAMS[program].run(e.ref, *_pointers(inputs), m.out, m.scratch, stream))
     m.fetch(stream)
     call.finish()
     return m.decode()
@@ -109,7 +115,7 @@ def _scalar(program, variant, e, call, nbytes, inputs, decoder):
 
 def prepare_razdalja(a, b, variant="best", threads=0, blocks=0):
     e, call, A, B = _razdalja(a, b, variant, threads, blocks)
-    return _scalar_job("razdalja", variant, e, call, _razdalja_bytes(e.plan), (A.ptr, B.ptr),
+    return _scalar_job("razdalja", variant, e, call, _razdalja_bytes(e.plan), (A, B),
                        lambda host: math.sqrt(lib.tc_razdalja_finish(e.ref, host)))
 
 
@@ -143,7 +149,7 @@ def prepare_redukcija(x, op="sum", y=None, variant="best", threads=0, blocks=0):
         value = r.exact if exact else r.value
         return (value, r.index) if arg else value
 
-    return _scalar_job("redukcija", variant, e, call, _abi.REDUKCIJA_OUT_BYTES, (X.ptr, Y.ptr if Y else None),
+    return _scalar_job("redukcija", variant, e, call, _abi.REDUKCIJA_OUT_BYTES, (X, Y),
                        library_finish)
 
 
@@ -276,7 +282,7 @@ def razlika(a, b, variant="best", out=None, *, threads=0, blocks=0):
 def razdalja(a, b, variant="best", *, threads=0, blocks=0):
     """sqrt(sum (a - b)^2) of two float32 arrays of one shape, as a Python float."""
     e, call, A, B = _razdalja(a, b, variant, threads, blocks)
-    return _scalar("razdalja", variant, e, call, _razdalja_bytes(e.plan), (A.ptr, B.ptr), _results.razdalja)
+    return _scalar("razdalja", variant, e, call, _razdalja_bytes(e.plan), (A, B), _results.razdalja)
 
 
 def redukcija(x, op="sum", y=None, variant="best", *, threads=0, blocks=0):
@@ -285,8 +291,7 @@ def redukcija(x, op="sum", y=None, variant="best", *, threads=0, blocks=0):
     accumulated in int64), float otherwise; argmin/argmax return (value, index), the lowest index
     among equal values. NaN propagates through min, max and the arg ops."""
     e, call, X, Y = _redukcija(x, op, y, variant, threads, blocks)
-    return _scalar("redukcija", variant, e, call, _abi.REDUKCIJA_OUT_BYTES, (X.ptr, Y.ptr if Y else None),
-                   _results.redukcija)
+    return _scalar("redukcija", variant, e, call, _abi.REDUKCIJA_OUT_BYTES, (X, Y), _results.redukcija)
 
 
 def prefiks(x, op="sum", exclusive=False, flags=None, variant="best", out=None, *, threads=0, blocks=0):

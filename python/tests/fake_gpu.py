@@ -123,6 +123,8 @@ def _redukcija_run(driver):
     operator's pair as KeyValue<T> (the index at byte 8)."""
     def run(plan, a, b, out, scratch, stream):
         p = plan._obj
+        if not a or not out or (p.op == _abi.OPS["dot"]) != bool(b):
+            return _abi.BAD_ARGUMENT  # (the library's check: a missing buffer)
         value = driver.results.get(a, RESULT)
         if p.op in (_abi.OPS["argmin"], _abi.OPS["argmax"]):
             f = _FORMATS[p.type]
@@ -139,6 +141,8 @@ def _razdalja_run(driver):
     """tc_razdalja_run: RESULT^2 as the plan's output: one double, one float, or the first of its floats."""
     def run(plan, a, b, out, scratch, stream):
         p = plan._obj
+        if not a or not b or not out:
+            return _abi.BAD_ARGUMENT  # (the library's check: a missing buffer)
         if p.output == _abi.RAZDALJA_SCALAR64:
             data = struct.pack("<d", RESULT * RESULT)
         else:

@@ -333,6 +333,24 @@ class CallCost(unittest.TestCase):
                 self.assertEqual(call(), want)
                 self.assertEqual(dict(calls), cost)
 
+    def test_numpy_inputs_reach_the_run_staged(self):
+        """A NumPy array is staged on the device when the call starts: the run gets its device pointer,
+        in the public call and in a prepared job."""
+        def prepared(*a, **k):
+            job = tecaj.PREPARE["redukcija"](*a, **k)
+            job.start()
+            job.launch()
+            return job.finish()
+
+        for call in (tecaj.redukcija, prepared):
+            with self.subTest(call=call), fake_gpu.gpu() as calls:
+                self.assertEqual(call(np.full(1025, 3, np.float32)), fake_gpu.RESULT)
+                self.assertTrue(calls.last["tc_redukcija_run"][1])
+                self.assertEqual(call(np.ones(1025, np.float32), op="dot", y=np.ones(1025, np.float32)), fake_gpu.RESULT)
+        with fake_gpu.gpu() as calls:
+            self.assertEqual(tecaj.razdalja(np.ones(1025, np.float32), np.zeros(1025, np.float32)), fake_gpu.RESULT)
+            self.assertTrue(all(calls.last["tc_razdalja_run"][1:3]))
+
     def test_a_call_after_a_prepared_job(self):
         """compare() runs prepared Jobs, which read the library's finish and make no decoder; a public
         call of the same variant after them (the same result memory: the variants but best keep device
