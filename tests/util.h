@@ -107,8 +107,15 @@ inline tc_device device() {
 }
 
 // A made-up H100-like device for plans that need no GPU (sm_90's limits; 132 SMs, 50 MiB of L2).
-inline tc_device fake_device() {
-    return tc_device{132, 2048, 32, 1024, 65536, 2147483647, 65535, 228 * 1024, 48 * 1024, 227 * 1024, 50 << 20, 9, 0, 0, {}};
+inline tc_device fake_device() {  // (by name: a new field of tc_device must not shift the others)
+    tc_device d{};
+    d.multiprocessors = 132, d.max_threads_per_multiprocessor = 2048, d.max_blocks_per_multiprocessor = 32;
+    d.max_threads_per_block = 1024, d.registers_per_multiprocessor = 65536, d.max_grid_x = 2147483647, d.max_grid_y = 65535;
+    d.shared_per_multiprocessor = 228 * 1024, d.shared_per_block = 48 * 1024, d.shared_per_block_optin = 227 * 1024;
+    d.l2_bytes = 50 << 20, d.compute_major = 9, d.compute_minor = 0;
+    d.memory_bandwidth = 2.0 * 2619e6 * 5120 / 8;  // the H100's memory clock and bus
+    d.bytes_in_flight_per_sm = size_t(d.memory_bandwidth * TC_LOADED_LATENCY_NS * 1e-9 / d.multiprocessors);
+    return d;
 }
 
 // The sizes every variant is tested at. TECAJ_MAX_N (set by the GPU runner for the slow
