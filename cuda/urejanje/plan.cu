@@ -4,6 +4,7 @@
 #include "best.cuh"
 #include "radix.cuh"
 #include "cub.cuh"
+#include <cmath>
 #include <type_traits>
 
 namespace {
@@ -177,8 +178,20 @@ const tc_variant variants[VARIANTS] = {
 
 const tc_program program = {"urejanje", "keys", variants, VARIANTS};
 
+// radix_histogram's blocks: one resident wave of those that keep the memory system busy. A block
+// has a tile's loads (kRadixTile keys) in flight only while it is not counting, so an SM runs
+// twice the blocks whose loads cover the bytes it must keep in flight (at least two, at most what
+// its threads allow): fewer blocks than a full wave, each counting a larger share, add fewer
+// counts to global memory.
+int64_t histogram_wave(const tc_device &dev) {
+    const double in_flight = dev.bytes_in_flight_per_sm ? double(dev.bytes_in_flight_per_sm) : 32768.0;
+    const int most = std::max(1, dev.max_threads_per_multiprocessor / kRadixThreads);
+    const int per_sm = std::min(most, std::max(2, 2 * int(std::ceil(in_flight / (4.0 * kRadixTile)))));
+    return int64_t(dev.multiprocessors) * per_sm;
+}
+
 // radix's plan (radix.cuh): arrays of one tile go to the block sort; longer ones to the passes,
-// tiles of kRadixTile that never span two arrays, the histogram's blocks about one resident wave.
+// tiles of kRadixTile that never span two arrays, the histogram's blocks histogram_wave.
 tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
     tc_launch &p = out.launch;
     if (r.base.threads != 0 && r.base.threads != kRadixThreads) return TC_OUTSIDE_DOMAIN;
@@ -190,8 +203,7 @@ tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const 
     } else {
         out.radix_tiles = tc::ceil_div(p.n, kRadixTile);
         if (out.batch * out.radix_tiles > dev.max_grid_x) return TC_OUTSIDE_DOMAIN;
-        const int64_t wave = int64_t(dev.multiprocessors) * std::max(1, dev.max_threads_per_multiprocessor / kRadixThreads);
-        out.radix_chunk = tc::ceil_div(tc::ceil_div(p.items, wave), kRadixTile) * kRadixTile;
+        out.radix_chunk = tc::ceil_div(tc::ceil_div(p.items, histogram_wave(dev)), kRadixTile) * kRadixTile;
     }
     p.scratch_bytes = radix_scratch(out).total;
     tc::LaunchCounter L{true};
