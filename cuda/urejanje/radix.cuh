@@ -43,7 +43,7 @@ constexpr int kRadixTile = kRadixThreads * kRadixItems;
 constexpr int kBinsPerThread = kRadix / kRadixThreads;  // digits a thread counts, scans and looks back for
 static_assert(kRadix % kRadixThreads == 0, "each thread owns whole digits");
 static_assert(kDigitBits <= 8 && kRadixItems % 4 == 0, "a thread's digits pack four to a word");
-static_assert(kRadixTile <= (1 << 16), "a rank packs into half a word");
+static_assert(2 * kRadixTile + 32 <= (1 << 16), "a rank (and an unused item's sum) packs into half a word");
 constexpr uint32_t kNoDigit = kRadix;  // an item past the array's end: ranked nowhere, counted nowhere
 // radix_pass's blocks an SM: its registers are bounded to let this many reside (64 a thread at 4), so
 // that while one tile waits on its loads or its look-back the SM's others rank or scatter.
@@ -99,6 +99,15 @@ struct Digits {
     __device__ __forceinline__ void set(int i, uint32_t d) { w[i / 4] = i % 4 == 0 ? d : w[i / 4] | d << (8 * (i % 4)); }
 };
 
+// A thread's ranks, two to a word (a rank, and every partial sum of one, is below 2^16): eight
+// registers where an array takes sixteen.
+struct Ranks {
+    uint32_t w[kRadixItems / 2];
+    __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 2] >> (16 * (i % 2))) & 0xffffu; }
+    __device__ __forceinline__ void set(int i, uint32_t r) { w[i / 2] = i % 2 == 0 ? r : w[i / 2] | r << 16; }
+    __device__ __forceinline__ void add(int i, uint32_t r) { w[i / 2] += r << (16 * (i % 2)); }
+};
+
 struct RankStorage {
     uint32_t warp_counts[kRadixWarps][kRadix];  // a warp's keys of each digit; then the warps' before it
     uint32_t offset[kRadix];                    // the tile's keys of smaller digits
@@ -127,12 +136,12 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // number to the warp's counter of that digit: a key's rank in its warp is the counter before it
 // plus its peers in lower lanes. Then each digit's warp counters become the keys of the warps
 // before, and the tile's counts are scanned. counted(count) is called as soon as the counts are
-// known, before the scan (CUB's early counts: radix_pass publishes them there). On return rank[i]
+// known, before the scan (CUB's early counts: radix_pass publishes them there). On return rank.get(i)
 // is item i's place in the tile ordered by digit, count[k] the tile's keys of digit
 // threadIdx.x * kBinsPerThread + k and first[k] that digit's first place. Preconditions: every
 // thread calls it; a __syncthreads() separates it from the next write to s.
 template <class Counted>
-__device__ __forceinline__ void rank_tile(const Digits &digits, int valid, uint32_t (&rank)[kRadixItems],
+__device__ __forceinline__ void rank_tile(const Digits &digits, int valid, Ranks &rank,
                                           uint32_t (&count)[kBinsPerThread], uint32_t (&first)[kBinsPerThread],
                                           RankStorage &s, Counted counted) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -151,7 +160,7 @@ __device__ __forceinline__ void rank_tile(const Digits &digits, int valid, uint3
             before = mine[d];
             mine[d] = before + __popc(peers);
         }
-        rank[i] = __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower);
+        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
         __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
     }
     __syncthreads();
@@ -181,7 +190,7 @@ __device__ __forceinline__ void rank_tile(const Digits &digits, int valid, uint3
 #pragma unroll
     for (int i = 0; i < kRadixItems; ++i) {
         const uint32_t d = digits.get(i);  // (past `valid`: any digit; the rank is never used)
-        rank[i] += s.offset[d] + s.warp_counts[warp][d];
+        rank.add(i, s.offset[d] + s.warp_counts[warp][d]);
     }
 }
 
@@ -350,7 +359,8 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
     for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
 
     // 2. ranks, and the counts published as soon as they are known
-    uint32_t rank[kRadixItems], count_of[kBinsPerThread], first_of[kBinsPerThread];
+    Ranks rank;
+    uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
     rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[kBinsPerThread]) {
         const RadixTiles words{st.status, s.run};  // (rank_tile's first barrier published s.run)
 #pragma unroll
@@ -371,12 +381,9 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
     // 3. the keys in digit order; the values' loads issued
 #pragma unroll
     for (int i = 0; i < kRadixItems; ++i)
-        if (item_at(i) < count) s.u.sorted[rank[i]] = key[i];
+        if (item_at(i) < count) s.u.sorted[rank.get(i)] = key[i];
     uint32_t value[PAIRS ? kRadixItems : 1];
-    uint32_t rank2[PAIRS ? kRadixItems / 2 : 1];  // (pairs) the ranks, two to a word (< 2^16), kept for the values
     if constexpr (PAIRS) {
-#pragma unroll
-        for (int i = 0; i < kRadixItems; i += 2) rank2[i / 2] = rank[i] | rank[i + 1] << 16;
         const uint32_t *tile_values = values_in ? values_in + at + item_at(0) : nullptr;
 #pragma unroll
         for (int i = 0; i < kRadixItems; ++i)
@@ -415,7 +422,7 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
         __syncthreads();  // the keys read: the same words take the values
 #pragma unroll
         for (int i = 0; i < kRadixItems; ++i)
-            if (item_at(i) < count) s.u.sorted[(rank2[i / 2] >> (16 * (i % 2))) & 0xffffu] = value[i];
+            if (item_at(i) < count) s.u.sorted[rank.get(i)] = value[i];
         __syncthreads();
         uint32_t *vout = values_out + b * io.n;
 #pragma unroll
@@ -450,7 +457,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
     const int count = int(io.n);
     for (int64_t b = blockIdx.x; b < io.batch; b += gridDim.x) {
         const int64_t at = b * io.n;
-        uint32_t key[kRadixItems], value[kRadixItems], rank[kRadixItems];
+        uint32_t key[kRadixItems], value[kRadixItems];
 #pragma unroll
         for (int i = 0; i < kRadixItems; ++i) {
             const int p = item_at(i);
@@ -461,6 +468,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
             Digits digits;
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
+            Ranks rank;
             uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
             rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [](const uint32_t (&)[kBinsPerThread]) {});
             bool one_digit = false;
@@ -470,8 +478,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i)
                 if (item_at(i) < count) {
-                    s.u.tile.keys[rank[i]] = key[i];
-                    if (PAIRS) s.u.tile.values[rank[i]] = value[i];
+                    s.u.tile.keys[rank.get(i)] = key[i];
+                    if (PAIRS) s.u.tile.values[rank.get(i)] = value[i];
                 }
             __syncthreads();
 #pragma unroll
