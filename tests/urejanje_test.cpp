@@ -2,8 +2,8 @@
 // (any NaN matches any NaN, -0.0 matches +0.0: they compare equal), plus a permutation check:
 // with pairs every value indexes an input key with the same bits, each index once, and keys of
 // the same bits keep their input order (stable); with keys only the -0.0s are all kept; with the
-// caller's values the (key, value) pairs are the input's. radix, stable with -0.0 == +0.0, is
-// checked exactly: every key's bits and value are those of the CPU's stable sort. Sizes that are
+// caller's values the (key, value) pairs are the input's. radix (and best where its plan chose radix),
+// stable with -0.0 == +0.0, is checked exactly: every key's bits and value are those of the CPU's stable sort. Sizes that are
 // not powers of two, every key type, both directions, keys and pairs, batches, in place, and
 // input distributions.
 #include "util.h"
