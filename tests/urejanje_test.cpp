@@ -2,8 +2,8 @@
 // (any NaN matches any NaN, -0.0 matches +0.0: they compare equal), plus a permutation check:
 // with pairs every value indexes an input key with the same bits, each index once, and keys of
 // the same bits keep their input order (stable); with keys only the -0.0s are all kept; with the
-// caller's values the (key, value) pairs are the input's. radix, stable with -0.0 == +0.0, is
-// checked exactly: every key's bits and value are those of the CPU's stable sort. Sizes that are
+// caller's values the (key, value) pairs are the input's. radix (and best where its plan chose radix),
+// stable with -0.0 == +0.0, is checked exactly: every key's bits and value are those of the CPU's stable sort. Sizes that are
 // not powers of two, every key type, both directions, keys and pairs, batches, in place, and
 // input distributions.
 #include "util.h"
@@ -108,8 +108,9 @@ uint32_t key_out(uint32_t bits, tc_dtype t) {
     return t == TC_FLOAT32 && (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : bits;
 }
 
-// radix is checked exactly against the CPU's stable sort (it is stable with -0.0 == +0.0).
-bool exact(const Case &c) { return std::strcmp(tc_variant_at(kProgram, c.variant)->name, "radix") == 0; }
+// radix's sort (radix, and best where its plan chose it) is checked exactly against the CPU's
+// stable sort (it is stable with -0.0 == +0.0).
+bool exact(const tc_urejanje_plan &p) { return p.radix != 0; }
 
 void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
@@ -177,8 +178,8 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
             else if (indices && !same_bits(got[at], kb[v], c.type)) why = "key differs from the input key its value indexes";
             else if (indices && i > 0 && got[at - 1] == got[at] && got_values[at - 1] >= v)
                 why = "keys of the same bits out of input order (not stable)";
-            else if (exact(c) && got[at] != key_out(kb[idx[i]], c.type)) why = "not the bits of the key the stable sort has here";
-            else if (exact(c) && c.pairs && v != (c.given_values ? given[b * c.n + idx[i]] : idx[i]))
+            else if (exact(p) && got[at] != key_out(kb[idx[i]], c.type)) why = "not the bits of the key the stable sort has here";
+            else if (exact(p) && c.pairs && v != (c.given_values ? given[b * c.n + idx[i]] : idx[i]))
                 why = "not the value the stable sort has here";
             if (indices && v < c.n) seen[v] = true;
             negative_zeros -= got[at] == 0x80000000u;
@@ -305,6 +306,7 @@ TEST(Urejanje, BestLargeArrays) {
     for (int64_t n : up_to_max_n({(1 << 22) + 5}))
         for (bool pairs : {true, false}) {
             Case c{best, n};
+            c.threads = 512;  // best's own block, given: the network (unasked, arrays this long take radix)
             c.pairs = pairs;
             c.descending = !pairs;
             check(c, make_keys(n, c.type, UNIFORM, uint64_t(n + pairs)));
@@ -492,6 +494,74 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 512, &d, &p));  // 256 threads only
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, int64_t(1) << 32, 1, false, 0, &d, &p));  // 32-bit counts
     EXPECT_EQ(TC_OK, plan(find("best"), int64_t(1) << 32, 1, false, 0, &d, &p));  // the variant its domain names
+    EXPECT_EQ(p.radix, 0);  // (best past radix's domain: the network)
+}
+
+// best chooses from the device: arrays longer than its SMs x 1024 keys take radix's sort (the same
+// plan as radix's), shorter ones the network, one array or a batch, keys or pairs, any key type;
+// given threads keep the network. The threshold follows the SMs: 2^16 keys take radix on the
+// t4's 40 and the network on the h200's 132. No GPU needed.
+TEST(Urejanje, BestChoosesByTheDevice) {
+    const int best = find("best"), radix = find("radix");
+    ASSERT_GE(best, 0);
+    ASSERT_GE(radix, 0);
+    int64_t choices = 0;
+    std::vector<int64_t> aboves;
+    for (const char *name : {"t4", "rtx3060", "a100", "h200"}) {
+        tc_device d;
+        ASSERT_EQ(TC_OK, tc_device_profile(name, &d)) << name;
+        const int64_t above = int64_t(d.multiprocessors) * 1024;
+        aboves.push_back(above);
+        tc_urejanje_plan p, r;
+        for (int64_t n : {int64_t(1), int64_t(1000), int64_t(4097), above - 1, above, above + 1, int64_t(1) << 20,
+                          (int64_t(1) << 24) + 1})
+            for (int64_t batch : {1, 3})
+                for (int mode = 0; mode < 3; ++mode) {  // keys float32, pairs int32, pairs uint32 descending
+                    const bool pairs = mode > 0;
+                    const tc_dtype type = mode == 0 ? TC_FLOAT32 : mode == 1 ? TC_INT32 : TC_UINT32;
+                    ASSERT_EQ(TC_OK, plan(best, n, batch, pairs, 0, &d, &p, 0, type, mode == 2)) << name << " n=" << n;
+                    EXPECT_EQ(p.radix_above, above) << name;
+                    EXPECT_EQ(p.radix, n > above ? 1 : 0) << name << " n=" << n << " batch=" << batch;
+                    if (p.radix) {  // radix's own plan, under best's name
+                        ASSERT_EQ(TC_OK, plan(radix, n, batch, pairs, 0, &d, &r, 0, type, mode == 2));
+                        EXPECT_EQ(r.radix, 1);
+                        EXPECT_EQ(p.launch.variant, best);
+                        EXPECT_EQ(p.launch.threads, r.launch.threads);
+                        EXPECT_EQ(p.launch.launches, r.launch.launches);
+                        EXPECT_EQ(p.launch.blocks, r.launch.blocks);
+                        EXPECT_EQ(p.launch.scratch_bytes, r.launch.scratch_bytes);
+                        EXPECT_EQ(p.radix_tiles, r.radix_tiles);
+                        EXPECT_EQ(p.radix_chunk, r.radix_chunk);
+                        EXPECT_DOUBLE_EQ(p.launch.bytes_moved, r.launch.bytes_moved);
+                    } else {
+                        EXPECT_EQ(p.radix_tiles, 0);
+                        EXPECT_GE(p.launch.scratch_bytes, size_t((pairs ? 8 : 4) * p.padded * batch));  // the network's words
+                    }
+                    ++choices;
+                }
+        ASSERT_EQ(TC_OK, plan(best, above + 1, 1, true, 512, &d, &p));  // threads size the network's block
+        EXPECT_EQ(p.radix, 0) << name;
+        ASSERT_EQ(TC_OK, plan(best, 1024, 1024, true, 0, &d, &p));  // a batch of short arrays, 2^20 keys in all
+        EXPECT_EQ(p.radix, 0) << name;
+    }
+    EXPECT_EQ(choices, 4 * 8 * 2 * 3);
+    ASSERT_EQ(aboves.size(), 4u);
+    EXPECT_LT(aboves.front(), aboves.back());  // t4's 40 SMs against h200's 132
+    tc_device t4, h200;
+    ASSERT_EQ(TC_OK, tc_device_profile("t4", &t4));
+    ASSERT_EQ(TC_OK, tc_device_profile("h200", &h200));
+    tc_urejanje_plan p;
+    ASSERT_EQ(TC_OK, plan(best, 1 << 16, 1, true, 0, &t4, &p));
+    EXPECT_EQ(p.radix, 1);
+    ASSERT_EQ(TC_OK, plan(best, 1 << 16, 1, true, 0, &h200, &p));
+    EXPECT_EQ(p.radix, 0);
+    ASSERT_EQ(TC_OK, plan(best, 1 << 18, 1, true, 0, &h200, &p));
+    EXPECT_EQ(p.radix, 1);
+    for (int v = 0; v < tc_variant_count(kProgram); ++v) {  // radix is radix's; the networks' never
+        if (v == best || v == find("cub")) continue;  // (CUB's plan asks the device for its temp storage)
+        ASSERT_EQ(TC_OK, plan(v, 1 << 20, 1, false, 0, &t4, &p)) << v;
+        EXPECT_EQ(p.radix, v == radix ? 1 : 0) << v;
+    }
 }
 
 TEST(Urejanje, LaunchesAsPlanned) {

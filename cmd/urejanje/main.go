@@ -298,6 +298,10 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 		unwritten += cli.UnwrittenWords(first[1], s.values.Words())
 	}
 	row, err = s.check(row)
+	if pl.Variant.Name == "best" {
+		row.Note = strings.TrimSpace(bestChoice(pl, s.o.Threads) + "; " + row.Note)
+		row.Note = strings.TrimSuffix(row.Note, ";")
+	}
 	if unwritten > 0 {
 		row.Pass, row.Error, row.Note = false, report.Num(unwritten), fmt.Sprintf("%d slots unwritten (they follow the poison)", unwritten)
 	}
@@ -305,6 +309,21 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 		return row, err
 	}
 	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
+}
+
+// bestChoice says which sort best chose for the plan, and by what (its rule is the plan's, from
+// the device: arrays longer than RadixAbove keys take radix's sort).
+func bestChoice(pl *gpu.UrejanjePlan, threads int) string {
+	switch {
+	case pl.Radix:
+		return fmt.Sprintf("chose radix: %d keys an array > %d (the SMs x 1024)", pl.N, pl.RadixAbove)
+	case pl.N <= pl.RadixAbove:
+		return fmt.Sprintf("chose the network: %d keys an array <= %d (the SMs x 1024)", pl.N, pl.RadixAbove)
+	case threads != 0:
+		return "chose the network: -threads sizes its block"
+	default:
+		return "chose the network: outside radix's domain"
+	}
 }
 
 func (s *session) RunHost(name string) (report.Row, error) {

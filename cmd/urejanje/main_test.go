@@ -8,6 +8,7 @@ import (
 
 	"tecaj/internal/cli/clitest"
 	"tecaj/internal/data"
+	"tecaj/internal/gpu"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }
@@ -128,5 +129,28 @@ func TestInt32ValuesKeepTheirType(t *testing.T) {
 	}
 	if w, _ := values.Words(); int32(w[1]) != -1 { // keys ascending: -2^31 (value 4), -3 (value -1)
 		t.Errorf("values %v", w)
+	}
+}
+
+// best's note names the sort it chose and why.
+func TestBestChoice(t *testing.T) {
+	plan := func(n, above int64, radix bool) *gpu.UrejanjePlan {
+		pl := &gpu.UrejanjePlan{Radix: radix, RadixAbove: above}
+		pl.N = n
+		return pl
+	}
+	for _, c := range []struct {
+		pl      *gpu.UrejanjePlan
+		threads int
+		want    string
+	}{
+		{plan(1<<20, 135168, true), 0, "chose radix: 1048576 keys an array > 135168"},
+		{plan(1<<16, 135168, false), 0, "chose the network: 65536 keys an array <= 135168"},
+		{plan(1<<20, 135168, false), 512, "chose the network: -threads"},
+		{plan(1<<32, 135168, false), 0, "chose the network: outside radix's domain"},
+	} {
+		if got := bestChoice(c.pl, c.threads); !strings.HasPrefix(got, c.want) {
+			t.Errorf("bestChoice(n=%d, radix %v, threads %d) = %q, want it to begin %q", c.pl.N, c.pl.Radix, c.threads, got, c.want)
+		}
 	}
 }

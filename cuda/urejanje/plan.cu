@@ -4,6 +4,7 @@
 #include "best.cuh"
 #include "radix.cuh"
 #include "cub.cuh"
+#include <cmath>
 #include <type_traits>
 
 namespace {
@@ -147,7 +148,8 @@ const tc_kernel knl[] = {
     tc::kernel("bitonic_nl_finish<u32>", bitonic_nl_finish<uint32_t>), tc::kernel("bitonic_nl_finish<u64>", bitonic_nl_finish<uint64_t>),
     tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
 const tc_kernel kbest[] = {TC_BEST_KERNELS(uint32_t, "u32"), TC_BEST_KERNELS(uint64_t, "u64"),
-                           tc::kernel("bitonic_block<u64,2^13,strided,3>", bitonic_block<uint64_t, 13, STRIDED, 3>)};
+                           tc::kernel("bitonic_block<u64,2^13,strided,3>", bitonic_block<uint64_t, 13, STRIDED, 3>),
+                           TC_RADIX_KERNELS};
 const tc_kernel kradix[] = {TC_RADIX_KERNELS};
 
 const tc_variant variants[VARIANTS] = {
@@ -162,8 +164,11 @@ const tc_variant variants[VARIANTS] = {
     {"nl", "as n, with start and finish in shared memory", "any n and batch",
      "lower bound: read every word each launch, and write it in shared-memory passes; pack and unpack",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(knl)},
-    {"best", "blocks of up to 8192 in registers (16 a thread), 4 steps between shared-memory transposes, up to 9 global steps a pass",
-     "any n and batch", "read and write every word each pass (the first reads the keys, the last writes the result)",
+    {"best", "arrays up to the device's SMs x 1024 keys: the network, blocks of up to 8192 in registers (16 a thread), 4 steps "
+             "between shared-memory transposes, up to 9 global steps a pass; longer arrays (threads not given): radix's sort",
+     "any n and batch",
+     "the network: read and write every word each pass (the first reads the keys, the last writes the result); radix: "
+     "radix's lower bound",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
     {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles of 4096 rank by warp match and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",
@@ -177,8 +182,20 @@ const tc_variant variants[VARIANTS] = {
 
 const tc_program program = {"urejanje", "keys", variants, VARIANTS};
 
+// radix_histogram's blocks: one resident wave of those that keep the memory system busy. A block
+// has a tile's loads (kRadixTile keys) in flight only while it is not counting, so an SM runs
+// twice the blocks whose loads cover the bytes it must keep in flight (at least two, at most what
+// its threads allow): fewer blocks than a full wave, each counting a larger share, add fewer
+// counts to global memory.
+int64_t histogram_wave(const tc_device &dev) {
+    const double in_flight = dev.bytes_in_flight_per_sm ? double(dev.bytes_in_flight_per_sm) : 32768.0;
+    const int most = std::max(1, dev.max_threads_per_multiprocessor / kRadixThreads);
+    const int per_sm = std::min(most, std::max(2, 2 * int(std::ceil(in_flight / (4.0 * kRadixTile)))));
+    return int64_t(dev.multiprocessors) * per_sm;
+}
+
 // radix's plan (radix.cuh): arrays of one tile go to the block sort; longer ones to the passes,
-// tiles of kRadixTile that never span two arrays, the histogram's blocks about one resident wave.
+// tiles of kRadixTile that never span two arrays, the histogram's blocks histogram_wave.
 tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
     tc_launch &p = out.launch;
     if (r.base.threads != 0 && r.base.threads != kRadixThreads) return TC_OUTSIDE_DOMAIN;
@@ -190,9 +207,9 @@ tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const 
     } else {
         out.radix_tiles = tc::ceil_div(p.n, kRadixTile);
         if (out.batch * out.radix_tiles > dev.max_grid_x) return TC_OUTSIDE_DOMAIN;
-        const int64_t wave = int64_t(dev.multiprocessors) * std::max(1, dev.max_threads_per_multiprocessor / kRadixThreads);
-        out.radix_chunk = tc::ceil_div(tc::ceil_div(p.items, wave), kRadixTile) * kRadixTile;
+        out.radix_chunk = tc::ceil_div(tc::ceil_div(p.items, histogram_wave(dev)), kRadixTile) * kRadixTile;
     }
+    out.radix = 1;
     p.scratch_bytes = radix_scratch(out).total;
     tc::LaunchCounter L{true};
     TC_TRY_STATUS(radix_launches(L, out, RadixIo{}, nullptr, block_grid, nullptr));
@@ -201,6 +218,17 @@ tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const 
     p.bytes_moved = 4.0 * double(p.items) + (out.pairs ? 8.0 : 4.0) * double(p.items);
     return TC_OK;
 }
+
+// best's choice between its network and radix's sort: arrays longer than one resident wave of
+// the network's smallest blocks (the device's SMs x 2^kMinBlockLog keys) take radix. Up to there
+// the network sorts an array in a few launches over blocks that do not fill the device, each
+// bound by its latency, where radix pays its six (histogram, scan, four passes, each pass's
+// look-back a chain across its tiles); past it the network's passes grow as log^2 n over a full
+// device and radix's stay four. Each array decides, so batches of short arrays keep the network
+// (a block sorts each in one launch) and batches of long ones take radix. Neither the key type
+// nor pairs moves it: both sorts move the same words a key (the network pairs as 8-byte words,
+// radix a key and a value). Given threads size the network's block: the network.
+int64_t best_radix_above(const tc_device &dev) { return int64_t(dev.multiprocessors) << kMinBlockLog; }
 
 }  // namespace
 
@@ -221,6 +249,14 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     out->padded = int64_t(1) << tc::ceil_log2(n);
     p.out_count = p.items = n * r->batch;
     if (p.variant == VRADIX) return radix_plan(*out, *r, *dev);
+    if (p.variant == VBEST) {
+        out->radix_above = best_radix_above(*dev);
+        tc_urejanje_plan radix = *out;
+        if (r->base.threads == 0 && n > out->radix_above && radix_plan(radix, *r, *dev) == TC_OK) {
+            *out = radix;  // (outside radix's domain, n = 2^32 or a grid too long: the network)
+            return TC_OK;
+        }
+    }
     if (p.variant == VCUB) {
         size_t temp = 0;
         TC_TRY(cub_bytes(*out, temp));
@@ -242,7 +278,7 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, const void *keys
     const int descending = p->descending;
     if (type != TC_FLOAT32 && type != TC_INT32 && type != TC_UINT32) return TC_BAD_ARGUMENT;
     const int64_t items = p->launch.items;
-    if (p->launch.variant == VRADIX) {
+    if (p->radix) {  // radix, and best where it chose radix
         const RadixIo io{static_cast<const uint32_t *>(keys_in), p->pairs ? values_in : nullptr, static_cast<uint32_t *>(keys_out),
                          p->pairs ? values_out : nullptr, {}, {}, p->launch.n, p->batch, type, descending != 0};
         tc::LaunchCounter L{false};

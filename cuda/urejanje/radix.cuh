@@ -42,7 +42,13 @@ constexpr int kRadixItems = 16;  // keys a thread holds
 constexpr int kRadixTile = kRadixThreads * kRadixItems;
 constexpr int kBinsPerThread = kRadix / kRadixThreads;  // digits a thread counts, scans and looks back for
 static_assert(kRadix % kRadixThreads == 0, "each thread owns whole digits");
+static_assert(kDigitBits <= 8 && kRadixItems % 4 == 0, "a thread's digits pack four to a word");
+static_assert(2 * kRadixTile + 32 <= (1 << 16), "a rank (and an unused item's sum) packs into half a word");
 constexpr uint32_t kNoDigit = kRadix;  // an item past the array's end: ranked nowhere, counted nowhere
+// radix_pass's blocks an SM: its registers are bounded to let this many reside (64 a thread at 4), so
+// that while one tile waits on its loads or its look-back the SM's others rank or scatter.
+constexpr int kPassBlocks = 4;
+constexpr int kLookBack = 4;  // status words a look-back reads at once (one round trip, not four)
 
 // A key's order word (see above), and the bits a sorted key comes out as.
 __device__ __forceinline__ uint32_t radix_word(uint32_t bits, tc_dtype type, bool descending) {
@@ -85,6 +91,23 @@ using RadixTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
 
 // ---- ranking a tile by digit ----------------------------------------------------------------
 
+// A thread's digits of its kRadixItems keys, four to a word: four registers where an array takes
+// sixteen (radix_pass keeps its keys and ranks in registers beside them).
+struct Digits {
+    uint32_t w[kRadixItems / 4];
+    __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 4] >> (8 * (i % 4))) & 0xffu; }
+    __device__ __forceinline__ void set(int i, uint32_t d) { w[i / 4] = i % 4 == 0 ? d : w[i / 4] | d << (8 * (i % 4)); }
+};
+
+// A thread's ranks, two to a word (a rank, and every partial sum of one, is below 2^16): eight
+// registers where an array takes sixteen.
+struct Ranks {
+    uint32_t w[kRadixItems / 2];
+    __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 2] >> (16 * (i % 2))) & 0xffffu; }
+    __device__ __forceinline__ void set(int i, uint32_t r) { w[i / 2] = i % 2 == 0 ? r : w[i / 2] | r << 16; }
+    __device__ __forceinline__ void add(int i, uint32_t r) { w[i / 2] += r << (16 * (i % 2)); }
+};
+
 struct RankStorage {
     uint32_t warp_counts[kRadixWarps][kRadix];  // a warp's keys of each digit; then the warps' before it
     uint32_t offset[kRadix];                    // the tile's keys of smaller digits
@@ -103,17 +126,24 @@ __device__ __forceinline__ uint32_t block_exclusive_sum(uint32_t v, uint32_t (&w
     return warps_before + before;
 }
 
+// The tile position of a thread's item i (see rank_tile).
+__device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * kRadixItems) + 32 * i + (threadIdx.x & 31); }
+
 // A tile's keys ranked by digit, stably (BlockRadixRankMatch's shape). Item i of a thread is the
-// tile's key warp * 32 * kRadixItems + 32 i + lane, so a warp going item by item, lanes in order,
-// meets its keys in input order. A warp's lanes with equal digits find each other
-// (__match_any_sync), and the lowest of them adds their number to the warp's counter of that
-// digit: a key's rank in its warp is the counter before it plus its peers in lower lanes. Then
-// each digit's warp counters become the keys of the warps before, and the tile's counts are
-// scanned. On return rank[i] is item i's place in the tile ordered by digit (digit kNoDigit:
-// none), count[k] the tile's keys of digit threadIdx.x * kBinsPerThread + k, and s.offset each
-// digit's first place. Preconditions: every thread calls it; a __syncthreads() separates two calls.
-__device__ __forceinline__ void rank_tile(const uint32_t (&digit)[kRadixItems], uint32_t (&rank)[kRadixItems],
-                                          uint32_t (&count)[kBinsPerThread], RankStorage &s) {
+// tile's key warp * 32 * kRadixItems + 32 i + lane (item_at), so a warp going item by item, lanes
+// in order, meets its keys in input order; items at or past `valid` are ranked nowhere. A warp's
+// lanes with equal digits find each other (__match_any_sync), and the lowest of them adds their
+// number to the warp's counter of that digit: a key's rank in its warp is the counter before it
+// plus its peers in lower lanes. Then each digit's warp counters become the keys of the warps
+// before, and the tile's counts are scanned. counted(count) is called as soon as the counts are
+// known, before the scan (CUB's early counts: radix_pass publishes them there). On return rank.get(i)
+// is item i's place in the tile ordered by digit, count[k] the tile's keys of digit
+// threadIdx.x * kBinsPerThread + k and first[k] that digit's first place. Preconditions: every
+// thread calls it; a __syncthreads() separates it from the next write to s.
+template <class Counted>
+__device__ __forceinline__ void rank_tile(const Digits &digits, int valid, Ranks &rank,
+                                          uint32_t (&count)[kBinsPerThread], uint32_t (&first)[kBinsPerThread],
+                                          RankStorage &s, Counted counted) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int j = threadIdx.x; j < kRadixWarps * kRadix; j += kRadixThreads) (&s.warp_counts[0][0])[j] = 0;
     __syncthreads();
@@ -121,15 +151,16 @@ __device__ __forceinline__ void rank_tile(const uint32_t (&digit)[kRadixItems], 
     const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
 #pragma unroll
     for (int i = 0; i < kRadixItems; ++i) {
-        const uint32_t d = digit[i];
+        const bool ranked = item_at(i) < valid;
+        const uint32_t d = ranked ? digits.get(i) : kNoDigit;
         const uint32_t peers = __match_any_sync(tc::kFullWarp, d);
         const int leader = __ffs(int(peers)) - 1;
         uint32_t before = 0;
-        if (lane == leader && d != kNoDigit) {
+        if (lane == leader && ranked) {
             before = mine[d];
             mine[d] = before + __popc(peers);
         }
-        rank[i] = __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower);
+        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
         __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
     }
     __syncthreads();
@@ -147,44 +178,52 @@ __device__ __forceinline__ void rank_tile(const uint32_t (&digit)[kRadixItems], 
         count[k] = run;
         sum += run;
     }
-    uint32_t first = block_exclusive_sum(sum, s.warp_sums);
+    counted(count);
+    uint32_t at = block_exclusive_sum(sum, s.warp_sums);
 #pragma unroll
     for (int k = 0; k < kBinsPerThread; ++k) {
-        s.offset[threadIdx.x * kBinsPerThread + k] = first;
-        first += count[k];
+        first[k] = at;
+        s.offset[threadIdx.x * kBinsPerThread + k] = at;
+        at += count[k];
     }
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < kRadixItems; ++i)
-        if (digit[i] != kNoDigit) rank[i] += s.offset[digit[i]] + s.warp_counts[warp][digit[i]];
+    for (int i = 0; i < kRadixItems; ++i) {
+        const uint32_t d = digits.get(i);  // (past `valid`: any digit; the rank is never used)
+        rank.add(i, s.offset[d] + s.warp_counts[warp][d]);
+    }
 }
 
-// The tile position of a thread's item i (see rank_tile).
-__device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * kRadixItems) + 32 * i + (threadIdx.x & 31); }
-
-// A tile's shared memory: the ranking's counters, and the tile's keys (and values) in digit order.
-template <bool PAIRS>
-struct TileStorage {
-    RankStorage rank;
-    uint32_t keys[kRadixTile];
-    uint32_t values[PAIRS ? kRadixTile : 1];
-
-    // each ranked item to its rank (rank_tile's): the tile ordered by digit
-    __device__ __forceinline__ void put_in_order(const uint32_t (&digit)[kRadixItems], const uint32_t (&rank)[kRadixItems],
-                                                 const uint32_t (&key)[kRadixItems], const uint32_t (&value)[kRadixItems]) {
+// The keys of digit `bin` in the tiles of its array before tile g (the array's tile t > 0):
+// kLookBack status words read at once, then summed in order back to the nearest inclusive one
+// (the array's tile 0 publishes inclusive, so the walk ends there). false: a wait gave up (never
+// expected: the result then fails its check).
+__device__ __forceinline__ bool look_back(const RadixTiles &words, int64_t g, int64_t t, int bin, uint32_t &earlier) {
+    const int64_t stop = g - t;  // the array's tile 0
+    earlier = 0;
+    for (int64_t j = g - 1;; j -= kLookBack) {
+        uint64_t w[kLookBack];
 #pragma unroll
-        for (int i = 0; i < kRadixItems; ++i)
-            if (digit[i] != kNoDigit) {
-                keys[rank[i]] = key[i];
-                if (PAIRS) values[rank[i]] = value[i];
+        for (int q = 0; q < kLookBack; ++q) w[q] = j - q >= stop ? words.load((j - q) * kRadix + bin) : 0;
+#pragma unroll
+        for (int q = 0; q < kLookBack; ++q) {
+            if (j - q < stop) return true;  // (not reached: tile 0's word is inclusive)
+            for (RadixTiles::Polls polls; !words.published(w[q]);) {
+                if (!polls.again()) return false;
+                w[q] = words.load((j - q) * kRadix + bin);
             }
+            earlier += tc::tile::value_of(w[q]);
+            if (tc::tile::status_of(w[q]) == tc::tile::kInclusive) return true;
+        }
     }
-};
+}
 
 // ---- the kernels ----------------------------------------------------------------------------
 
 // radix_histogram: block (array b, chunk c) counts the digits of every pass of its chunk's keys in
-// shared memory, then adds them to the array's counts: one read of the keys for all passes.
+// shared memory, then adds them to the array's counts: one read of the keys for all passes. A
+// thread issues the loads of kRadixItems keys before it counts any (a tile of the chunk at a
+// time), so the loads are in flight together.
 __global__ void __launch_bounds__(kRadixThreads) radix_histogram(RadixIo io, RadixState st) {
     __shared__ uint32_t h[kPasses * kRadix];
     for (int j = threadIdx.x; j < kPasses * kRadix; j += kRadixThreads) h[j] = 0;
@@ -192,10 +231,26 @@ __global__ void __launch_bounds__(kRadixThreads) radix_histogram(RadixIo io, Rad
     const int64_t b = blockIdx.x / st.chunks, c = blockIdx.x % st.chunks;
     const uint32_t *keys = io.keys_in + b * io.n;
     const int64_t end = (c + 1) * st.chunk < io.n ? (c + 1) * st.chunk : io.n;
-    for (int64_t i = c * st.chunk + threadIdx.x; i < end; i += kRadixThreads) {
-        const uint32_t w = radix_word(keys[i], io.type, io.descending);
+    const auto add = [&](uint32_t key) {
+        const uint32_t w = radix_word(key, io.type, io.descending);
 #pragma unroll
         for (int p = 0; p < kPasses; ++p) atomicAdd(&h[p * kRadix + digit_of(w, p)], 1u);
+    };
+    for (int64_t at = c * st.chunk + threadIdx.x; at < end; at += kRadixTile) {
+        uint32_t key[kRadixItems];
+        if (at - threadIdx.x + kRadixTile <= end) {  // a whole tile
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i) key[i] = __ldg(keys + at + i * kRadixThreads);
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i) add(key[i]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i)
+                if (at + i * kRadixThreads < end) key[i] = __ldg(keys + at + i * kRadixThreads);
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i)
+                if (at + i * kRadixThreads < end) add(key[i]);
+        }
     }
     __syncthreads();
     uint32_t *counts = st.counts + b * (kPasses * kRadix);
@@ -237,27 +292,46 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixSta
     }
 }
 
-// radix_pass: tile blockIdx.x of the pass (array b's tile t) ranks its keys by this pass's digit
-// (rank_tile), publishes its digit counts (tile_state.cuh: the first tile of an array as
-// inclusive, the others as aggregates), and each thread looks back for its digit over the tiles
-// before, down to the nearest inclusive count, then publishes its inclusive count. Tiles are
-// taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are dispatched
-// in index order, so every tile a look-back waits for is running or done (no ticket needed).
-// The keys then go out through shared memory: sorted by digit in the tile, each thread writes
-// consecutive keys, and a run of one digit lands on consecutive places. Every block counts itself
-// done (tile::Epoch's counted rule), skipping or not, so each launch moves the epoch on once.
+// radix_pass's shared memory: the ranking's counters, then in their place the tile's keys in digit
+// order, then (pairs) its values in digit order in the same words; each digit's place, and (pairs)
+// each sorted slot's digit for the values' places.
 template <bool PAIRS>
-__global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixState st, int pass) {
-    __shared__ TileStorage<PAIRS> tile;
-    __shared__ uint32_t bin_start[kRadix];  // the place in its array of the tile's digit-sorted position 0
-    __shared__ uint32_t run_shared;
+struct PassStorage {
+    union {
+        RankStorage rank;
+        uint32_t sorted[kRadixTile];
+    } u;
+    uint32_t bin_start[kRadix];  // the place in its array of the tile's digit-sorted position 0
+    uint8_t slot_digit[PAIRS ? kRadixTile : 4];
+    uint32_t run;
+};
+
+// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
+//   1. every key's load is issued at once, then each key's digit is packed (Digits);
+//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
+//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
+//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
+//      value is needed only at the scatter, so its load waits for nothing and its latency hides
+//      behind the look-back;
+//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
+//      inclusive count, and publishes its inclusive count;
+//   5. the keys go out from shared memory, each thread writing every 256th sorted slot, so that a
+//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
+//      the values, through the same shared words.
+// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
+// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
+// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
+// launch moves the epoch on once. Its registers are bounded for kPassBlocks blocks an SM.
+template <bool PAIRS>
+__global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
+    __shared__ PassStorage<PAIRS> s;
     const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
     const uint32_t passes = st.passes[b];
     if (!((passes >> pass) & 1u)) {  // this array skips the pass
         if (threadIdx.x == 0) st.epoch->advance_if_last(st.epoch->count_done(), gridDim.x);
         return;
     }
-    if (threadIdx.x == 0) run_shared = st.epoch->read_counted();
+    if (threadIdx.x == 0) s.run = st.epoch->read_counted();
     // the pass's place among the array's passes: its input and output
     const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
     // (selects, not io.keys_tmp[i]: a parameter array indexed at run time is copied to the stack)
@@ -268,54 +342,97 @@ __global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixSta
     uint32_t *values_out = before == last ? io.values_out : odd ? io.values_tmp[1] : io.values_tmp[0];
     const int64_t first = t * kRadixTile, at = b * io.n + first;  // the tile's first key: in its array, in all
     const int count = int(io.n - first < kRadixTile ? io.n - first : kRadixTile);
+    // (a pass never writes the buffer it reads, radix_scan's two passes in place: the read-only path)
+    const uint32_t *tile_keys = keys_in + at + item_at(0);
 
-    uint32_t key[kRadixItems], value[kRadixItems], digit[kRadixItems], rank[kRadixItems];
+    // 1. the keys, every load in flight before the first digit
+    uint32_t key[kRadixItems];
+    if (count == kRadixTile) {
 #pragma unroll
-    for (int i = 0; i < kRadixItems; ++i) {
-        const int p = item_at(i);
-        const bool valid = p < count;
-        key[i] = valid ? keys_in[at + p] : 0u;
-        digit[i] = valid ? digit_of(radix_word(key[i], io.type, io.descending), pass) : kNoDigit;
-        if (PAIRS) value[i] = !valid ? 0u : values_in ? values_in[at + p] : uint32_t(first + p);
+        for (int i = 0; i < kRadixItems; ++i) key[i] = __ldg(tile_keys + 32 * i);
+    } else {
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i) key[i] = item_at(i) < count ? __ldg(tile_keys + 32 * i) : 0u;
     }
-    uint32_t count_of[kBinsPerThread];
-    rank_tile(digit, rank, count_of, tile.rank);  // (its barriers publish run_shared)
+    Digits digits;
+#pragma unroll
+    for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
 
-    // the tiles before: each thread's digits
-    const RadixTiles words{st.status, run_shared};
+    // 2. ranks, and the counts published as soon as they are known
+    Ranks rank;
+    uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
+    rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[kBinsPerThread]) {
+        const RadixTiles words{st.status, s.run};  // (rank_tile's first barrier published s.run)
+#pragma unroll
+        for (int k = 0; k < kBinsPerThread; ++k) {
+            const int64_t word = g * kRadix + threadIdx.x * kBinsPerThread + k;
+            if (t == 0) words.publish_inclusive(word, c[k]);
+            else words.publish_aggregate(word, c[k]);
+        }
+    });
+    // each digit's place less its first place in the tile, less (below) the keys of the tiles before
 #pragma unroll
     for (int k = 0; k < kBinsPerThread; ++k) {
-        const int64_t word = g * kRadix + threadIdx.x * kBinsPerThread + k;
-        if (t == 0) words.publish_inclusive(word, count_of[k]);
-        else words.publish_aggregate(word, count_of[k]);
+        const int bin = threadIdx.x * kBinsPerThread + k;
+        s.bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] - first_of[k];  // (mod 2^32)
     }
+    __syncthreads();  // the ranking's counters read: their words take the keys
+
+    // 3. the keys in digit order; the values' loads issued
+#pragma unroll
+    for (int i = 0; i < kRadixItems; ++i)
+        if (item_at(i) < count) s.u.sorted[rank.get(i)] = key[i];
+    uint32_t value[PAIRS ? kRadixItems : 1];
+    if constexpr (PAIRS) {
+        const uint32_t *tile_values = values_in ? values_in + at + item_at(0) : nullptr;
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i)
+            value[i] = item_at(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at(i));
+    }
+
+    // 4. the tiles before: each thread's digits
+    const RadixTiles words{st.status, s.run};
 #pragma unroll
     for (int k = 0; k < kBinsPerThread; ++k) {
         const int bin = threadIdx.x * kBinsPerThread + k;
         uint32_t earlier = 0;  // this digit's keys in the array's tiles before this one
         if (t > 0) {
-            for (int64_t j = g - 1;; --j) {  // (tile 0 of the array is inclusive: the loop ends there)
-                uint64_t w;
-                if (!words.wait(j * kRadix + bin, w)) break;  // gave up (never expected): the check fails
-                earlier += tc::tile::value_of(w);
-                if (tc::tile::status_of(w) == tc::tile::kInclusive) break;
-            }
+            look_back(words, g, t, bin, earlier);  // (gave up: the places are wrong, the check fails)
             words.publish_inclusive(g * kRadix + bin, earlier + count_of[k]);
         }
-        bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] + earlier - tile.rank.offset[bin];  // (mod 2^32)
+        s.bin_start[bin] += earlier;
     }
     __syncthreads();
     unsigned long long done = 0;
     if (threadIdx.x == 0) done = st.epoch->count_done();
 
-    tile.put_in_order(digit, rank, key, value);
-    __syncthreads();
-    for (int j = threadIdx.x; j < count; j += kRadixThreads) {
-        const uint32_t k = tile.keys[j];
-        const uint32_t place = bin_start[digit_of(radix_word(k, io.type, io.descending), pass)] + uint32_t(j);
-        if (place >= io.n) continue;  // (only after a look-back gave up: the result fails its check, nothing is written outside the array)
-        keys_out[b * io.n + place] = radix_key_out(k, io.type);
-        if (PAIRS) values_out[b * io.n + place] = tile.values[j];
+    // 5. the keys out, then the values
+    uint32_t *out = keys_out + b * io.n;
+#pragma unroll
+    for (int u = 0; u < kRadixItems; ++u) {
+        const int j = threadIdx.x + u * kRadixThreads;
+        if (j < count) {
+            const uint32_t k = s.u.sorted[j], d = digit_of(radix_word(k, io.type, io.descending), pass);
+            const uint32_t place = s.bin_start[d] + uint32_t(j);
+            if constexpr (PAIRS) s.slot_digit[j] = uint8_t(d);
+            if (place < io.n) out[place] = radix_key_out(k, io.type);  // (else a look-back gave up: nothing is written outside the array)
+        }
+    }
+    if constexpr (PAIRS) {
+        __syncthreads();  // the keys read: the same words take the values
+#pragma unroll
+        for (int i = 0; i < kRadixItems; ++i)
+            if (item_at(i) < count) s.u.sorted[rank.get(i)] = value[i];
+        __syncthreads();
+        uint32_t *vout = values_out + b * io.n;
+#pragma unroll
+        for (int u = 0; u < kRadixItems; ++u) {
+            const int j = threadIdx.x + u * kRadixThreads;
+            if (j < count) {
+                const uint32_t place = s.bin_start[s.slot_digit[j]] + uint32_t(j);
+                if (place < io.n) vout[place] = s.u.sorted[j];
+            }
+        }
     }
     if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
 }
@@ -325,12 +442,22 @@ __global__ void __launch_bounds__(kRadixThreads) radix_pass(RadixIo io, RadixSta
 // ranks in shared memory; a pass whose digit is the same for every key moves nothing. The keys
 // never leave the block between passes: one launch, no scratch.
 template <bool PAIRS>
+struct BlockStorage {
+    union {
+        RankStorage rank;
+        struct {
+            uint32_t keys[kRadixTile];
+            uint32_t values[PAIRS ? kRadixTile : 1];
+        } tile;
+    } u;
+};
+template <bool PAIRS>
 __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
-    __shared__ TileStorage<PAIRS> tile;
+    __shared__ BlockStorage<PAIRS> s;
     const int count = int(io.n);
     for (int64_t b = blockIdx.x; b < io.batch; b += gridDim.x) {
         const int64_t at = b * io.n;
-        uint32_t key[kRadixItems], value[kRadixItems], digit[kRadixItems], rank[kRadixItems];
+        uint32_t key[kRadixItems], value[kRadixItems];
 #pragma unroll
         for (int i = 0; i < kRadixItems; ++i) {
             const int p = item_at(i);
@@ -338,23 +465,29 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
             if (PAIRS) value[i] = p >= count ? 0u : io.values_in ? io.values_in[at + p] : uint32_t(p);
         }
         for (int pass = 0; pass < kPasses; ++pass) {
+            Digits digits;
 #pragma unroll
-            for (int i = 0; i < kRadixItems; ++i)
-                digit[i] = item_at(i) < count ? digit_of(radix_word(key[i], io.type, io.descending), pass) : kNoDigit;
-            uint32_t count_of[kBinsPerThread];
-            rank_tile(digit, rank, count_of, tile.rank);
+            for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
+            Ranks rank;
+            uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
+            rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [](const uint32_t (&)[kBinsPerThread]) {});
             bool one_digit = false;
 #pragma unroll
             for (int k = 0; k < kBinsPerThread; ++k) one_digit |= int(count_of[k]) == count;
             if (__syncthreads_or(one_digit)) continue;  // (the barrier also ends rank_tile's reads)
-            tile.put_in_order(digit, rank, key, value);
+#pragma unroll
+            for (int i = 0; i < kRadixItems; ++i)
+                if (item_at(i) < count) {
+                    s.u.tile.keys[rank.get(i)] = key[i];
+                    if (PAIRS) s.u.tile.values[rank.get(i)] = value[i];
+                }
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i) {
                 const int p = item_at(i);
                 if (p < count) {
-                    key[i] = tile.keys[p];
-                    if (PAIRS) value[i] = tile.values[p];
+                    key[i] = s.u.tile.keys[p];
+                    if (PAIRS) value[i] = s.u.tile.values[p];
                 }
             }
             __syncthreads();

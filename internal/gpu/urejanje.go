@@ -26,7 +26,11 @@ type UrejanjeRequest struct {
 type UrejanjePlan struct {
 	Launch
 	Batch, Padded int64 // arrays, and each array's length in the network
-	c             C.tc_urejanje_plan
+	// Radix: the run is radix's sort (radix; best where it chose it). RadixAbove: best's rule,
+	// from the device: arrays longer than this take radix's sort, shorter ones the network.
+	Radix      bool
+	RadixAbove int64
+	c          C.tc_urejanje_plan
 }
 
 // PlanUrejanje checks the request against the variant's domain and plans a sort; outside the
@@ -41,6 +45,7 @@ func (d *Device) PlanUrejanje(r UrejanjeRequest) (*UrejanjePlan, error) {
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
 	pl.Batch, pl.Padded = int64(pl.c.batch), int64(pl.c.padded)
+	pl.Radix, pl.RadixAbove = pl.c.radix != 0, int64(pl.c.radix_above)
 	return pl, nil
 }
 

@@ -27,6 +27,28 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 5000, Threads: 512}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("radix with -threads 512: %v, want ErrOutsideDomain (256 threads only)", err)
 	}
+	// best: radix's sort past the device's SMs x 1024 keys an array, the network up to it
+	prof, err := Profile(NoGPUProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	above := int64(prof.Multiprocessors) * 1024
+	for _, c := range []struct {
+		n, batch int64
+		threads  int
+		radix    bool
+	}{{above, 1, 0, false}, {above + 1, 1, 0, true}, {1 << 20, 3, 0, true}, {1024, 1024, 0, false}, {1 << 20, 1, 512, false}} {
+		b, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "best"), N: c.n, Threads: c.threads},
+			Batch: c.batch, Pairs: true})
+		if err != nil {
+			t.Errorf("best n=%d batch=%d threads=%d: %v", c.n, c.batch, c.threads, err)
+			continue
+		}
+		if b.Radix != c.radix || b.RadixAbove != above || (b.Radix && (b.Launches != 6 || b.Threads != 256)) {
+			t.Errorf("best n=%d batch=%d threads=%d: radix %v (want %v), above %d (want %d): %+v", c.n, c.batch, c.threads,
+				b.Radix, c.radix, b.RadixAbove, above, b)
+		}
+	}
 }
 
 func init() {

@@ -5,7 +5,8 @@
  * as the canonical NaN 0x7fffffff. Stable where the values are indices (values_in NULL): equal
  * keys keep their input order in either direction (radix and CUB's one-array sort: -0.0 and +0.0
  * too; the networks and CUB's batches put -0.0 first). With the caller's values, radix and cub
- * keep input order too; the networks order equal keys by value. */
+ * keep input order too; the networks order equal keys by value. best is the network or radix's
+ * sort by each array's length (the plan's radix and radix_above), and behaves as the one it runs. */
 #ifndef TECAJ_UREJANJE_H
 #define TECAJ_UREJANJE_H
 #include "../tecaj.h"
@@ -37,6 +38,9 @@ typedef struct {
     int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
     int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array fits one tile, one block sorts it) */
     int64_t radix_chunk;     /* radix: keys one block of its histogram counts */
+    int64_t radix_above;     /* best: arrays longer than this run radix's sort (from the device:
+                              * its SMs x the network's smallest block), shorter ones the network */
+    int radix;               /* 1: the run is radix's sort (radix; best where it chose it), 0: a network */
 } tc_urejanje_plan;
 
 tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_device *device, tc_urejanje_plan *out);
