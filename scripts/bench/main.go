@@ -240,6 +240,9 @@ func (r *runner) pictures(out string, npp bool) error {
 		{"redukcija-sweep", "redukcija", "-n 2^10..2^28 -variant best,r6,cub"},
 		{"prefiks-sweep", "prefiks", "-n 2^10..2^28 -variant best,cub,grid"},
 		{"konvolucija-sweep", "konvolucija", "-n 2^16..2^26 -variant " + conv},
+		// (the lecture's network nl beside best, which sorts long arrays with radix)
+		{"urejanje-sweep", "urejanje", "-n 2^10..2^28x4 -type uint32 -variant nl,best,radix,cub"},
+		{"urejanje-pairs-sweep", "urejanje", "-n 2^10..2^28x4 -type uint32 -pairs -variant nl,best,radix,cub"},
 	}
 	images := filepath.Join(out, "images")
 	if err := os.MkdirAll(images, 0o755); err != nil {
