@@ -241,6 +241,9 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 	}
 	unwritten := cli.UnwrittenWords(first, out)
 	row, err = s.checked(row, first, linearTolerance(pl))
+	if pl.Variant.Name == "best" && row.Note == "" {
+		row.Note = bestTiles(pl)
+	}
 	if unwritten > 0 {
 		row.Pass, row.Note = false, fmt.Sprintf("%d elements unwritten", unwritten)
 	}
@@ -248,6 +251,16 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 		return row, err
 	}
 	return row, cli.TimeKernel(&row, timer, s.o.Reps, run)
+}
+
+// bestTiles says best's plan: its tiles, and how far ahead a tile prefetches (the plan's distance,
+// from the device's memory system).
+func bestTiles(pl *gpu.PrefiksPlan) string {
+	tile := 1024 * pl.Rows
+	if pl.Ahead == 0 {
+		return fmt.Sprintf("tiles of %d", tile)
+	}
+	return fmt.Sprintf("tiles of %d; the tile %d ahead prefetched into L2 (from the memory system)", tile, pl.Ahead)
 }
 
 func (s *session) RunHost(string) (report.Row, error) {

@@ -33,6 +33,8 @@ type PrefiksPlan struct {
 	Launch
 	Levels int   // levels of block totals scanned recursively
 	Depth  int64 // the most operations one output goes through
+	Rows   int   // best: rows of 128 elements a warp (a tile is 1024 x Rows elements)
+	Ahead  int64 // best: how many tiles ahead a tile prefetches into L2 (0: none)
 	c      C.tc_prefiks_plan
 }
 
@@ -48,6 +50,7 @@ func (d *Device) PlanPrefiks(r PrefiksRequest) (*PrefiksPlan, error) {
 	}
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
 	pl.Levels, pl.Depth = int(pl.c.levels), int64(pl.c.depth)
+	pl.Rows, pl.Ahead = int(pl.c.rows), int64(pl.c.ahead)
 	return pl, nil
 }
 
