@@ -26,6 +26,8 @@
 #   bash gpu-bundle/run.sh archs   (every .cu for sm_75 ... sm_120, JOBS (nproc) at once)
 #   bash gpu-bundle/run.sh bench   (the measurements of bench/: the floors under the targets)
 #   bash gpu-bundle/run.sh large   (best and the library at n = 2^31 + 5; ~60 GB of host memory)
+#   bash gpu-bundle/run.sh multi   (several GPUs: bench/combine's floor, the multi-GPU Go tests, then best
+#       over 2, 4 and 8 GPUs where there are so many, at 2^31 + 5 and 10^6; the rows' .csv into $OUT/multi.tgz)
 set -u
 bundle=$(cd "$(dirname "$0")" && pwd)
 here=$bundle
@@ -133,6 +135,16 @@ case $what in
   archs) JOBS=${JOBS:-$(nproc)} bash "$here/check/scripts/check-archs.sh" 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ;;
   bench) for b in "$here"/tests/bench/*; do echo "=== $(basename "$b")"; "$b"; done 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ;;
   large) cd "$here/src/cli" && TECAJ_LARGE=1 "$here/tests/go-cli.test" -test.run 'TestPastTwoToThe31' -test.v -test.timeout 30m 2>&1 | tee "$log"; exit "${PIPESTATUS[0]}" ;;
+  multi)
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    ((gpus >= 2)) || { echo "run.sh multi: $gpus GPU(s) here; it needs two or more" >&2; exit 2; }
+    counts=() && for ((g = 2; g <= gpus && g <= 8; g *= 2)); do counts+=("$g"); done
+    "$here/tests/bench/bench_combine" 2>&1 | tee "$log"
+    code=${PIPESTATUS[0]}
+    (cd "$here/src/cli" && "$here/tests/go-cli.test" -test.run 'TestMulti' -test.v) 2>&1 | tee -a "$log"
+    ((PIPESTATUS[0] == 0)) || code=1
+    bench multi "${counts[@]}" || code=1
+    exit "$code" ;;
   *) # one program: its GoogleTest suite and its tables
     [[ -x $here/bin/$what ]] || { echo "run.sh: no mode or program named $what (see the head of run.sh)" >&2; exit 2; }
     ctests -L gpu -R "^${what^}\\."; code=$?

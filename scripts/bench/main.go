@@ -11,6 +11,9 @@
 //	bench ab-table [-base LABEL] LOG...   that table from ab's logs
 //	bench grid PROGRAM ARGS...        one line at several -threads x -blocks (-grid)
 //	bench pictures                    README's pictures: each sweep's .svg and .csv into OUT/images.tgz
+//	bench multi N...                  best over N GPUs (each N given) beside one GPU's, at 2^31 + 5 and
+//	                                  10^6, for each program that runs over several; each line's -csv
+//	                                  into OUT/multi.tgz (P-NGgpu.csv, P-NGgpu-1e6.csv)
 //
 // Flags come after the mode: -bin DIR (default $TECAJ_BIN, else bin), -out DIR (default $OUT,
 // else /tmp), -log FILE (appended to; default OUT/gpu-run-MODE.log); `bench MODE -h` lists the rest.
@@ -23,11 +26,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
 
-const usage = `usage: bench targets|tables [PROGRAM...] | ab LINES|targets BUNDLE... | ab-table LOG... | grid PROGRAM ARGS... | pictures
+const usage = `usage: bench targets|tables [PROGRAM...] | ab LINES|targets BUNDLE... | ab-table LOG... | grid PROGRAM ARGS... | pictures | multi N...
        (flags after the mode: bench MODE -h)`
 
 func main() {
@@ -57,7 +61,7 @@ func run(mode string, args []string, term io.Writer) int {
 	if mode == "ab-table" {
 		return abTableMode(*base, args, term)
 	}
-	need := map[string]int{"targets": 0, "tables": 0, "ab": 1, "grid": 1, "pictures": 0}
+	need := map[string]int{"targets": 0, "tables": 0, "ab": 1, "grid": 1, "pictures": 0, "multi": 1}
 	if min, ok := need[mode]; !ok || len(args) < min {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
@@ -97,6 +101,8 @@ func run(mode string, args []string, term io.Writer) int {
 		err = r.grid(args[0], args[1:], strings.Fields(*grid))
 	case "pictures":
 		err = r.pictures(*out, *npp)
+	case "multi":
+		err = r.multi(args, *out)
 	}
 	if err != nil {
 		fmt.Fprintln(term, "bench:", err)
@@ -225,6 +231,38 @@ func (r *runner) grid(prog string, args []string, grid []string) error {
 		}
 		r.one(runSpec{prog: prog, args: append(append([]string{}, args...), "-threads", threads, "-blocks", blocks)})
 	}
+	return nil
+}
+
+// multiPrograms are the commands with -gpus.
+var multiPrograms = []string{"redukcija", "razdalja", "prefiks"}
+
+// multi runs best over each count of GPUs beside one GPU's best and library, at 2^31 + 5 (the
+// speed-up) and 10^6 (the combine's cost), each line's -csv into out/multi.tgz.
+func (r *runner) multi(counts []string, out string) error {
+	for _, c := range counts {
+		if n, err := strconv.Atoi(c); err != nil || n < 2 || n > 8 {
+			return fmt.Errorf("multi %q: a count of GPUs from 2 to 8", c)
+		}
+	}
+	dir, err := os.MkdirTemp("", "multi")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for _, prog := range multiPrograms {
+		for _, c := range counts {
+			for _, size := range []struct{ n, suffix, reps string }{{"2^31+5", "", "10"}, {"1000000", "-1e6", "30"}} {
+				csv := filepath.Join(dir, fmt.Sprintf("%s-%sgpu%s.csv", prog, c, size.suffix))
+				r.one(runSpec{prog: prog, args: []string{"-gpus", c, "-n", size.n, "-reps", size.reps, "-csv", csv}})
+			}
+		}
+	}
+	archive := filepath.Join(out, "multi.tgz")
+	if err := writeTgz(archive, dir, ""); err != nil {
+		return err
+	}
+	fmt.Fprintln(r.term, "rows as data:", archive)
 	return nil
 }
 

@@ -189,6 +189,32 @@ while [ $# -gt 1 ]; do [ "$1" = -csv ] && echo "csv of $*" > "$2"; shift; done`,
 	}
 }
 
+// multi runs each program over each count of GPUs at both sizes, each line's -csv into multi.tgz;
+// a count outside 2..8 is refused before anything runs.
+func TestMulti(t *testing.T) {
+	write := `while [ $# -gt 1 ]; do [ "$1" = -csv ] && echo "$0 csv" > "$2"; shift; done`
+	bin := fakeBin(t, t.TempDir(), map[string]string{"redukcija": write, "razdalja": write, "prefiks": write})
+	out := t.TempDir()
+	var term strings.Builder
+	if code := run("multi", []string{"-bin", bin, "-out", out, "2", "4"}, &term); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.String())
+	}
+	files := readTgz(t, filepath.Join(out, "multi.tgz"))
+	for _, prog := range multiPrograms {
+		for _, name := range []string{"-2gpu.csv", "-4gpu.csv", "-2gpu-1e6.csv", "-4gpu-1e6.csv"} {
+			if !strings.HasSuffix(files[prog+name], "/"+prog+" csv\n") {
+				t.Errorf("multi.tgz's %s%s is %q", prog, name, files[prog+name])
+			}
+		}
+	}
+	if len(files) != 12 || !strings.Contains(term.String(), "--- prefiks -gpus 4 -n 2^31+5 -reps 10 -csv") {
+		t.Errorf("%d files; the terminal:\n%s", len(files), term.String())
+	}
+	if code := run("multi", []string{"-bin", bin, "-out", out, "1"}, &term); code != 1 {
+		t.Errorf("multi 1: exit %d, want 1", code)
+	}
+}
+
 // ab runs each line by both bundles, rounds interleaved, the other bundle's commands with its own
 // library, and ends with the table.
 func TestAB(t *testing.T) {
