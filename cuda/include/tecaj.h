@@ -124,7 +124,7 @@ typedef struct {
     size_t shared_per_block_optin;        /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
     size_t l2_bytes;
     /* The memory system, for plans that must keep it busy: the peak bandwidth (bytes/s: the memory
-     * clock x the bus width x 2 edges; a device-to-device copy reaches 85-90% of it), and the bytes
+     * clock x the bus width x 2 edges; a copy reaches less: BENCHMARKS has how much), and the bytes
      * each SM must keep in flight to reach it (Little's law: the bandwidth x the latency of a loaded
      * memory system, TC_LOADED_LATENCY_NS, over the SMs). bench/memory_system measures both. */
     double memory_bandwidth;
