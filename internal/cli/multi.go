@@ -295,9 +295,12 @@ type Stages struct {
 }
 
 // Time runs the stages on every rank, one warm-up round and m.Reps timed rounds. Each timed round
-// is queued whole on every rank behind a timing gate a rank, and the gates open together once
-// every rank has queued it: no rank's late host counts as the others' wait in the combine. A round
-// the gate stopped waiting for (a host later than its limit) is run again, up to three tries.
+// is queued whole on every local rank behind a timing gate a rank, and this process's gates open
+// together once all of them have it: no local rank's late host counts as the others' wait in the
+// combine (with -nranks each process opens its own, so another process's late host still counts).
+// A round the gate stopped waiting for (a host later than its limit) is run again, up to three
+// tries, where every rank is in this process; across processes it is kept (a rank that ran one
+// more round than the others would post a collective no peer answers).
 func (m *Multi) Time(st Stages) ([]Times, error) {
 	times := make([]Times, len(m.Local))
 	// what each command queued on the legacy stream (fills, uploads) done before its ranks' streams start
@@ -310,7 +313,7 @@ func (m *Multi) Time(st Stages) ([]Times, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !late {
+			if !late || len(m.Local) < m.Ranks {
 				if rep > 0 {
 					for i, t := range round {
 						times[i].Kernel, times[i].Combine = append(times[i].Kernel, t.Kernel...), append(times[i].Combine, t.Combine...)
