@@ -129,15 +129,22 @@ inline void set_memory_system(tc_device &d, int clock_khz, int bus_bits) {
         d.multiprocessors > 0 ? size_t(d.memory_bandwidth * TC_LOADED_LATENCY_NS * 1e-9 / d.multiprocessors) : 0;
 }
 
+// The bytes an SM keeps in flight to reach the memory's peak; a device that does not report its
+// memory (a clock or bus width of 0) is taken as needing the most any card here needs (BENCHMARKS:
+// the memory system), so a plan errs towards more in flight.
+constexpr double kUnknownInFlightPerSM = 32768.0;
+inline double in_flight_per_sm(const tc_device &d) {
+    return d.bytes_in_flight_per_sm ? double(d.bytes_in_flight_per_sm) : kUnknownInFlightPerSM;
+}
+
 // How many blocks ahead a streaming best prefetches into L2 (tc::prefetch_l2), each block reading
 // block_bytes: kPrefetchLead times the bytes the whole memory system keeps in flight, so that the
 // prefetches lead the reads by a few round trips whatever the card's bandwidth (BENCHMARKS: the
-// scan's distance swept on the H100 and the H200). A device that does not report its memory
-// (bytes_in_flight_per_sm 0) is taken as needing 32 KiB an SM.
+// scan's distance swept on the H100 and the H200). 0 before sm_90, which has no bulk prefetch.
 constexpr double kPrefetchLead = 2.5;
 inline int64_t prefetch_ahead(const tc_device &d, double block_bytes) {
-    const double per_sm = d.bytes_in_flight_per_sm ? double(d.bytes_in_flight_per_sm) : 32768.0;
-    const int64_t ahead = int64_t(kPrefetchLead * per_sm * d.multiprocessors / block_bytes + 0.5);
+    if (d.compute_major < 9) return 0;
+    const int64_t ahead = int64_t(kPrefetchLead * in_flight_per_sm(d) * d.multiprocessors / block_bytes + 0.5);
     return ahead < 1 ? 1 : ahead;
 }
 

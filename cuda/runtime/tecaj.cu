@@ -80,9 +80,13 @@ tc_status tc_device_describe(tc_device *out) {
     TC_TRY(get_size(out->shared_per_block, cudaDevAttrMaxSharedMemoryPerBlock));
     TC_TRY(get_size(out->shared_per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin));
     TC_TRY(get_size(out->l2_bytes, cudaDevAttrL2CacheSize));
+    // (a device that cannot say its memory clock or bus width leaves both 0: plans then assume
+    // the most any card needs in flight, tc::in_flight_per_sm)
     int clock_khz = 0, bus_bits = 0;
-    TC_TRY(get(clock_khz, cudaDevAttrMemoryClockRate));
-    TC_TRY(get(bus_bits, cudaDevAttrGlobalMemoryBusWidth));
+    if (get(clock_khz, cudaDevAttrMemoryClockRate) != cudaSuccess || get(bus_bits, cudaDevAttrGlobalMemoryBusWidth) != cudaSuccess) {
+        (void)cudaGetLastError();
+        clock_khz = bus_bits = 0;
+    }
     tc::set_memory_system(*out, clock_khz, bus_bits);
     TC_TRY(get(out->compute_major, cudaDevAttrComputeCapabilityMajor));
     TC_TRY(get(out->compute_minor, cudaDevAttrComputeCapabilityMinor));
@@ -108,11 +112,11 @@ struct Profile {
     int memory_clock_khz, bus_bits;  // as cudaDevAttrMemoryClockRate and cudaDevAttrGlobalMemoryBusWidth read
 };
 const Profile kProfiles[] = {
-    {"t4", 40, 1024, 16, 64 * KiB, 64 * KiB, 4 * MiB, 7, 5, 5001000, 256},             // 320 GB/s
-    {"rtx3060", 28, 1536, 16, 100 * KiB, 99 * KiB, 3 * MiB, 8, 6, 7501000, 192},       // 360 GB/s
-    {"rtx4090", 128, 1536, 24, 100 * KiB, 99 * KiB, 72 * MiB, 8, 9, 10501000, 384},    // 1008 GB/s
-    {"a100", 108, 2048, 32, 164 * KiB, 163 * KiB, 40 * MiB, 8, 0, 1215000, 5120},      // 1555 GB/s
-    {"h200", 132, 2048, 32, 228 * KiB, 227 * KiB, 50 * MiB, 9, 0, 3201000, 6016},      // 4814 GB/s
+    {"t4", 40, 1024, 16, 64 * KiB, 64 * KiB, 4 * MiB, 7, 5, 5001000, 256},
+    {"rtx3060", 28, 1536, 16, 100 * KiB, 99 * KiB, 3 * MiB, 8, 6, 7501000, 192},
+    {"rtx4090", 128, 1536, 24, 100 * KiB, 99 * KiB, 72 * MiB, 8, 9, 10501000, 384},
+    {"a100", 108, 2048, 32, 164 * KiB, 163 * KiB, 40 * MiB, 8, 0, 1215000, 5120},
+    {"h200", 132, 2048, 32, 228 * KiB, 227 * KiB, 50 * MiB, 9, 0, 3201000, 6016},
 };
 }  // namespace
 

@@ -188,7 +188,7 @@ const tc_program program = {"urejanje", "keys", variants, VARIANTS};
 // its threads allow): fewer blocks than a full wave, each counting a larger share, add fewer
 // counts to global memory.
 int64_t histogram_wave(const tc_device &dev) {
-    const double in_flight = dev.bytes_in_flight_per_sm ? double(dev.bytes_in_flight_per_sm) : 32768.0;
+    const double in_flight = tc::in_flight_per_sm(dev);
     const int most = std::max(1, dev.max_threads_per_multiprocessor / kRadixThreads);
     const int per_sm = std::min(most, std::max(2, 2 * int(std::ceil(in_flight / (4.0 * kRadixTile)))));
     return int64_t(dev.multiprocessors) * per_sm;
@@ -272,7 +272,8 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
 
 extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, const void *keys_in, const uint32_t *values_in,
                                      void *keys_out, uint32_t *values_out, void *scratch, cudaStream_t s) {
-    if (!p || !keys_in || !keys_out || !scratch || (p->pairs && !values_out) || p->padded < 1 || p->batch < 1)
+    if (!p || !keys_in || !keys_out || (!scratch && p->launch.scratch_bytes > 0) || (p->pairs && !values_out) || p->padded < 1 ||
+        p->batch < 1)
         return TC_BAD_ARGUMENT;
     const tc_dtype type = p->type;  // (the plan's)
     const int descending = p->descending;
