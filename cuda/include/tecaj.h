@@ -149,8 +149,8 @@ tc_status tc_device_describe(tc_device *out);
 tc_status tc_select_device(int d);
 
 /* Another GPU's limits from its vendor's published figures, by name: "t4" (sm_75), "rtx3060"
- * (sm_86), "rtx4090" (sm_89), "a100" (sm_80), "h200" (sm_90: the H100's processor with 1.4x its
- * bandwidth). i-th name by tc_device_profile_name (NULL past the last). Needs no GPU. */
+ * (sm_86), "rtx4090" (sm_89), "a100" (sm_80), "h200" (sm_90: the H100's processor with
+ * faster memory). i-th name by tc_device_profile_name (NULL past the last). Needs no GPU. */
 tc_status tc_device_profile(const char *name, tc_device *out);
 const char *tc_device_profile_name(int i);
 

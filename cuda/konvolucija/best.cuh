@@ -40,9 +40,9 @@ __host__ __device__ constexpr int margin(int r) { return (r + 3) / 4 * 4; }
 
 // Loads the patch of rows y0 - ry .. y0 + rows - 1 + ry and columns x0 - P .. x0 + cols - 1 + P,
 // in rounds of kPatchInFlight 16-byte loads a thread, every load of a round issued before its
-// first store: the bytes an SM keeps in flight are then its threads x 16 x kPatchInFlight, above
-// tc_device's bytes_in_flight_per_sm on every card (with one load a round, a 3 x 3 tile kept the
-// H100's need in flight but not the H200's).
+// first store: an SM's resident threads then keep up to 64 bytes each in flight, where one load
+// a round kept 16, fewer than a fast memory system needs (tc_device.bytes_in_flight_per_sm;
+// BENCHMARKS: the patch loads).
 constexpr int kPatchInFlight = 4;
 __device__ __forceinline__ void load_patch(const float *in, const Shape &s, float *patch, int x0, int y0, int cols,
                                            int rows, int threads) {
