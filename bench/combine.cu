@@ -278,6 +278,15 @@ class Bench {
         return stats(t, 0);
     }
 
+    // Clears every device's fold result, so that the next check reads only what ran after it.
+    void clear() {
+        for (Dev &v : devs_) {
+            CK(cudaSetDevice(v.index));
+            CK(cudaMemset(v.out, 0, sizeof(double)));
+        }
+        sync_all();
+    }
+
     // The fold's result on device 0: the parts' values 1 + d added in GPU order.
     bool check() {
         double got = 0, want = 0;
@@ -333,9 +342,11 @@ int main() {
         Bench b(g, gate);
         print(g, "empty", b.gated([&] { b.empty(); }, false));
         print(g, "group", b.gated([&] { b.group(); }, false));
+        b.clear();
         print(g, "group+fold", b.gated([&] { b.group_fold(); }, false));
         const bool folded = b.check();
         b.capture();
+        b.clear();
         print(g, "graph", b.gated([&] { b.graph(); }, false));
         const bool replayed = b.check();
         print(g, "legacy", b.gated([&] { b.legacy(nullptr); }, true));
