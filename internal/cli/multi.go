@@ -356,6 +356,15 @@ func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err erro
 	if err != nil {
 		return nil, false, err
 	}
+	// from the group on, an error may leave a collective queued that a peer never answers: the
+	// gates open and the communicators abort, so the error comes back instead of a hang
+	abort := func(err error) ([]Times, bool, error) {
+		for _, r := range m.Local {
+			r.Timer.Open()
+			r.Comm.Abort()
+		}
+		return nil, false, err
+	}
 	err = m.on(m.Local[0], func() error {
 		return gpu.Group(func() error {
 			for _, r := range m.Local {
@@ -367,11 +376,11 @@ func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err erro
 		})
 	})
 	if err != nil {
-		return nil, false, err
+		return abort(err)
 	}
 	err = m.Do(func(r *Rank) error { return inTurn(r, st.Fold, mark, st.After, end) })
 	if err != nil {
-		return nil, false, err
+		return abort(err)
 	}
 	for _, r := range m.Local {
 		r.Timer.Open()

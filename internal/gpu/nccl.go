@@ -16,6 +16,7 @@ static ncclResult_t (*p_GetUniqueId)(ncclUniqueId *);
 static ncclResult_t (*p_CommInitRank)(ncclComm_t *, int, ncclUniqueId, int);
 static ncclResult_t (*p_CommInitAll)(ncclComm_t *, int, const int *);
 static ncclResult_t (*p_CommDestroy)(ncclComm_t);
+static ncclResult_t (*p_CommAbort)(ncclComm_t);
 static ncclResult_t (*p_AllGather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
 static ncclResult_t (*p_GroupStart)(void);
 static ncclResult_t (*p_GroupEnd)(void);
@@ -26,7 +27,7 @@ static const char *tc_nccl_open(const char *path) {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) return dlerror();
 #define TC_SYM(name) if (!(*(void **)&p_##name = dlsym(h, "nccl" #name))) { dlclose(h); return "nccl" #name " is missing"; }
-	TC_SYM(GetVersion) TC_SYM(GetUniqueId) TC_SYM(CommInitRank) TC_SYM(CommInitAll) TC_SYM(CommDestroy)
+	TC_SYM(GetVersion) TC_SYM(GetUniqueId) TC_SYM(CommInitRank) TC_SYM(CommInitAll) TC_SYM(CommDestroy) TC_SYM(CommAbort)
 	TC_SYM(AllGather) TC_SYM(GroupStart) TC_SYM(GroupEnd) TC_SYM(GetErrorString)
 #undef TC_SYM
 	nccl_lib = h;
@@ -41,6 +42,7 @@ static ncclResult_t tc_nccl_init_rank(ncclComm_t *c, int nranks, const void *id,
 }
 static ncclResult_t tc_nccl_init_all(ncclComm_t *c, int n, const int *devs) { return p_CommInitAll(c, n, devs); }
 static ncclResult_t tc_nccl_destroy(ncclComm_t c) { return p_CommDestroy(c); }
+static ncclResult_t tc_nccl_abort(ncclComm_t c) { return p_CommAbort(c); }
 static ncclResult_t tc_nccl_all_gather(const void *s, void *r, size_t bytes, ncclComm_t c, cudaStream_t stream) {
 	return p_AllGather(s, r, bytes, ncclUint8, c, stream);
 }
@@ -158,6 +160,16 @@ func InitAll(n int) ([]*Comm, error) {
 func (c *Comm) Destroy() {
 	if c != nil && c.c != nil {
 		C.tc_nccl_destroy(c.c)
+		c.c = nil
+	}
+}
+
+// Abort ends the communicator and every collective of it still queued or running (ncclCommAbort):
+// after an error that left a collective some peer will never answer, which would otherwise hold its
+// device, and every free that waits for it, for ever. nil is ignored; Destroy then does nothing.
+func (c *Comm) Abort() {
+	if c != nil && c.c != nil {
+		C.tc_nccl_abort(c.c)
 		c.c = nil
 	}
 }
