@@ -8,18 +8,13 @@
 
 namespace tc {
 
-template <typename A>
-struct is_key_value : cuda::std::false_type {};
-template <typename V>
-struct is_key_value<KeyValue<V>> : cuda::std::true_type {};
-
 template <typename A, typename Op>
 __host__ __device__ A fold_parts(const unsigned char *parts, size_t stride, const int64_t *first, int count, A init) {
     A acc = init;
     for (int i = 0; i < count; ++i) {
         A part;
         memcpy(&part, parts + size_t(i) * stride, sizeof part);
-        if constexpr (is_key_value<A>::value) part.index += first[i];
+        if constexpr (IsKeyValue<A>::value) part.index += first[i];
         acc = Op{}(acc, part);
     }
     return acc;
@@ -30,7 +25,7 @@ __host__ __device__ A fold_parts(const unsigned char *parts, size_t stride, cons
 template <typename A>
 __host__ __device__ void store_part(unsigned char *out, size_t out_bytes, const A &acc) {
     for (size_t i = 0; i < out_bytes; ++i) out[i] = 0;
-    if constexpr (is_key_value<A>::value) {
+    if constexpr (IsKeyValue<A>::value) {
         memcpy(out, &acc.value, sizeof acc.value);
         memcpy(out + offsetof(A, index), &acc.index, sizeof acc.index);
     } else {

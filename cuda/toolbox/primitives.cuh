@@ -228,7 +228,12 @@ __device__ __forceinline__ uint64_t warp_min_u64(uint64_t v) {
 template <typename T>
 struct IsKeyValue : cuda::std::false_type {};
 template <typename V>
-struct IsKeyValue<KeyValue<V>> : cuda::std::bool_constant<sizeof(V) == 4> {};
+struct IsKeyValue<KeyValue<V>> : cuda::std::true_type {};
+// KeyValue pairs of 4-byte values, which warp_arg_reduce packs into one 64-bit word
+template <typename T>
+constexpr bool kPackedArg = false;
+template <typename V>
+constexpr bool kPackedArg<KeyValue<V>> = sizeof(V) == 4;
 
 // The warp's reduction of v, in every lane (a butterfly of shuffles: the order of the
 // operations is fixed, so the result is the same from run to run; argmin/argmax of 4-byte
@@ -236,9 +241,9 @@ struct IsKeyValue<KeyValue<V>> : cuda::std::bool_constant<sizeof(V) == 4> {};
 // Precondition: all 32 lanes of the warp call it, converged.
 template <typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T v, Op op = Op()) {
-    if constexpr (IsKeyValue<T>::value && cuda::std::is_same<Op, ArgMin>::value) {
+    if constexpr (kPackedArg<T> && cuda::std::is_same<Op, ArgMin>::value) {
         return warp_arg_reduce<true>(v);
-    } else if constexpr (IsKeyValue<T>::value && cuda::std::is_same<Op, ArgMax>::value) {
+    } else if constexpr (kPackedArg<T> && cuda::std::is_same<Op, ArgMax>::value) {
         return warp_arg_reduce<false>(v);
     } else if constexpr (cuda::std::is_same<T, uint64_t>::value && cuda::std::is_same<Op, Min>::value) {
         return warp_min_u64(v);
@@ -291,6 +296,23 @@ __device__ __forceinline__ T block_reduce(T v, BlockReduceStorage<T> &s, Op op =
     __syncthreads();
     if (warp == 0) v = warp_reduce<T, Op>(lane < warps ? s.warp[lane] : Op::template identity<T>(), op);
     return v;
+}
+
+// The block's exclusive scan of v in thread order (thread 0: the identity): the warps' scans, then
+// each warp's total folded in after those of the warps before it. warp_totals: shared memory of
+// one word a warp of the block.
+// Preconditions: blockDim.x is 32 x WARPS; every thread of the block calls it; a __syncthreads()
+// separates two uses of the same warp_totals.
+template <typename T, typename Op, int WARPS>
+__device__ __forceinline__ T block_scan_exclusive(T v, T (&warp_totals)[WARPS], Op op = Op()) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    T total;
+    const T before = warp_scan<T, Op, true>(v, op, &total);
+    if (lane == 0) warp_totals[warp] = total;
+    __syncthreads();
+    T warps_before = Op::template identity<T>();
+    for (int w = 0; w < warp; ++w) warps_before = op(warps_before, warp_totals[w]);
+    return op(warps_before, before);
 }
 
 // ---- memory -------------------------------------------------------------------------------

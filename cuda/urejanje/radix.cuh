@@ -114,18 +114,6 @@ struct RankStorage {
     uint32_t warp_sums[kRadixWarps];
 };
 
-// The block's exclusive sum of v (thread order). Precondition: every thread calls it.
-__device__ __forceinline__ uint32_t block_exclusive_sum(uint32_t v, uint32_t (&warp_sums)[kRadixWarps]) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint32_t total;
-    const uint32_t before = tc::warp_scan<uint32_t, tc::Sum, true>(v, tc::Sum(), &total);
-    if (lane == 0) warp_sums[warp] = total;
-    __syncthreads();
-    uint32_t warps_before = 0;
-    for (int w = 0; w < warp; ++w) warps_before += warp_sums[w];
-    return warps_before + before;
-}
-
 // The tile position of a thread's item i (see rank_tile).
 __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * kRadixItems) + 32 * i + (threadIdx.x & 31); }
 
@@ -179,7 +167,7 @@ __device__ __forceinline__ void rank_tile(const Digits &digits, int valid, Ranks
         sum += run;
     }
     counted(count);
-    uint32_t at = block_exclusive_sum(sum, s.warp_sums);
+    uint32_t at = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
 #pragma unroll
     for (int k = 0; k < kBinsPerThread; ++k) {
         first[k] = at;
@@ -278,7 +266,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixSta
             sum += count[k];
             one_digit |= int64_t(count[k]) == io.n;
         }
-        uint32_t first = block_exclusive_sum(sum, warp_sums);
+        uint32_t first = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, warp_sums);
 #pragma unroll
         for (int k = 0; k < kBinsPerThread; ++k) {
             bases[threadIdx.x * kBinsPerThread + k] = first;
