@@ -2,6 +2,7 @@
 // registry and the launch check every program's tests use.
 #pragma once
 #include "tecaj.h"
+#include "runtime/common.cuh"
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <cmath>
@@ -113,8 +114,7 @@ inline tc_device fake_device() {  // (by name: a new field of tc_device must not
     d.max_threads_per_block = 1024, d.registers_per_multiprocessor = 65536, d.max_grid_x = 2147483647, d.max_grid_y = 65535;
     d.shared_per_multiprocessor = 228 * 1024, d.shared_per_block = 48 * 1024, d.shared_per_block_optin = 227 * 1024;
     d.l2_bytes = 50 << 20, d.compute_major = 9, d.compute_minor = 0;
-    d.memory_bandwidth = 2.0 * 2619e6 * 5120 / 8;  // the H100's memory clock and bus
-    d.bytes_in_flight_per_sm = size_t(d.memory_bandwidth * TC_LOADED_LATENCY_NS * 1e-9 / d.multiprocessors);
+    tc::set_memory_system(d, 2619000, 5120);  // the H100's memory clock (kHz) and bus width (bits)
     return d;
 }
 
