@@ -128,8 +128,7 @@ struct Ranks {
 
 template <class S>
 struct RankStorage {
-    uint32_t warp_counts[S::kWarps][kRadix];  // a warp's keys of each digit; then the warps' before it
-    uint32_t offset[kRadix];                  // the tile's keys of smaller digits
+    uint32_t warp_counts[S::kWarps][kRadix];  // a warp's keys of each digit; then the tile's before its first
     uint32_t warp_sums[S::kWarps];
 };
 
@@ -151,18 +150,19 @@ __device__ __forceinline__ uint32_t block_exclusive_sum(uint32_t v, uint32_t (&w
 template <class S>
 __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * S::kItems) + 32 * i + (threadIdx.x & 31); }
 
-// A tile's keys ranked by digit, stably (BlockRadixRankMatch's shape). Item i of a thread is the
-// tile's key warp * 32 * S::kItems + 32 i + lane (item_at), so a warp going item by item, lanes
-// in order, meets its keys in input order; items at or past `valid` are ranked nowhere. A warp's
-// lanes with equal digits find each other (__match_any_sync), and the lowest of them adds their
-// number to the warp's counter of that digit: a key's rank in its warp is the counter before it
-// plus its peers in lower lanes. Then each digit's warp counters become the keys of the warps
-// before, and the tile's counts are scanned. counted(count) is called as soon as the counts are
-// known, before the scan (CUB's early counts: radix_pass publishes them there). On return rank.get(i)
-// is item i's place in the tile ordered by digit, count[k] the tile's keys of digit
-// threadIdx.x * S::kBins + k and first[k] that digit's first place (both 0 for a digit the
-// thread does not own). Preconditions: every thread calls it; a __syncthreads() separates it from
-// the next write to s.
+// A tile's keys ranked by digit, stably (CUB's BlockRadixRankMatchEarlyCounts). Item i of a
+// thread is the tile's key warp * 32 * S::kItems + 32 i + lane (item_at), so a warp going item by
+// item, lanes in order, meets its keys in input order; items at or past `valid` are ranked and
+// counted nowhere. First each warp counts its keys of each digit (shared atomics): the tile's
+// counts are known before any key is ranked, and counted(count) is called with them at once
+// (radix_pass publishes them there, so the tiles after it wait less). The counts are scanned,
+// and each warp's counter of a digit becomes the digit's first place plus the keys of that digit
+// in the warps before. Then a warp's lanes with equal digits find each other item by item
+// (__match_any_sync) and the lowest of them adds their number to the counter: a key's place is
+// the counter before it plus its peers in lower lanes. On return rank.get(i) is item i's place in
+// the tile ordered by digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and
+// first[k] that digit's first place (both 0 for a digit the thread does not own). Preconditions:
+// every thread calls it; a __syncthreads() separates it from the next write to s.
 template <class S, class Counted>
 __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
                                           uint32_t (&first)[S::kBins], RankStorage<S> &s, Counted counted) {
@@ -170,21 +170,9 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
     for (int j = threadIdx.x; j < S::kWarps * kRadix; j += S::kThreads) (&s.warp_counts[0][0])[j] = 0;
     __syncthreads();
     uint32_t *mine = s.warp_counts[warp];
-    const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
 #pragma unroll
-    for (int i = 0; i < S::kItems; ++i) {
-        const bool ranked = item_at<S>(i) < valid;
-        const uint32_t d = ranked ? digits.get(i) : kNoDigit;
-        const uint32_t peers = __match_any_sync(tc::kFullWarp, d);
-        const int leader = __ffs(int(peers)) - 1;
-        uint32_t before = 0;
-        if (lane == leader && ranked) {
-            before = mine[d];
-            mine[d] = before + __popc(peers);
-        }
-        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
-        __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
-    }
+    for (int i = 0; i < S::kItems; ++i)
+        if (item_at<S>(i) < valid) atomicAdd(&mine[digits.get(i)], 1u);
     __syncthreads();
     uint32_t sum = 0;
 #pragma unroll
@@ -207,14 +195,26 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         first[k] = at;
-        if (S::owns(k)) s.offset[threadIdx.x * S::kBins + k] = at;
+        if (S::owns(k))
+#pragma unroll
+            for (int w = 0; w < S::kWarps; ++w) s.warp_counts[w][threadIdx.x * S::kBins + k] += at;
         at += count[k];
     }
     __syncthreads();
+    const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) {
-        const uint32_t d = digits.get(i);  // (past `valid`: any digit; the rank is never used)
-        rank.add(i, s.offset[d] + s.warp_counts[warp][d]);
+        const bool ranked = item_at<S>(i) < valid;
+        const uint32_t d = ranked ? digits.get(i) : kNoDigit;
+        const uint32_t peers = __match_any_sync(tc::kFullWarp, d);
+        const int leader = __ffs(int(peers)) - 1;
+        uint32_t before = 0;
+        if (lane == leader && ranked) {
+            before = mine[d];
+            mine[d] = before + __popc(peers);
+        }
+        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
+        __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
     }
 }
 
