@@ -273,7 +273,7 @@ TEST(Urejanje, BlockSizes) {
     for (int v = 0; v < tc_variant_count(kProgram); ++v)
         for (int threads : {32, 64, 128, 256, 512, 1024})
             for (int64_t n : {4097, 70001}) {
-                if (v == find("radix") && threads != 256) {  // its tiles are 256 threads: the rest are refused
+                if (v == find("radix") && threads != 256 && threads != 512) {  // (its pass shapes: 256, 384, 512)
                     tc_urejanje_plan p;
                     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(v, n, 1, true, threads, &d, &p)) << threads;
                     ++refused;
@@ -284,7 +284,7 @@ TEST(Urejanje, BlockSizes) {
                 c.pairs = true;
                 check(c, make_keys(n, c.type, UNIFORM, uint64_t(threads + n)));
             }
-    EXPECT_EQ(refused, 5 * 2);
+    EXPECT_EQ(refused, 4 * 2);
     EXPECT_EQ(checked - before + refused, int64_t(tc_variant_count(kProgram)) * 6 * 2);
     // best's block is 16 x threads elements: at this size no block is shrunk to fill the device
     for (int threads : {64, 128, 256, 512})
@@ -442,6 +442,64 @@ TEST(Urejanje, RadixExact) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// radix's other pass shapes (the request's threads: 384 x 20 and 512 x 16 keys a tile) against the
+// CPU's stable sort: lengths about their tiles, a last tile of one key, every key type, both
+// directions, keys, argsort and the caller's values, batches, in place, and 2^22 + 1.
+TEST(Urejanje, RadixExactEveryPassShape) {
+    REQUIRE_GPU();
+    const int radix = find("radix");
+    ASSERT_GE(radix, 0);
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 11000;
+    for (int threads : {384, 512}) {
+        const int64_t tile = threads == 384 ? 384 * 20 : 512 * 16;
+        for (int64_t n : up_to_max_n({4097, tile - 1, tile, tile + 1, 2 * tile + 1, 65537, (1 << 20) + 3}))
+            for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
+                for (int mode = 0; mode < 3; ++mode) {
+                    Case c{radix, n};
+                    c.threads = threads;
+                    c.type = t;
+                    c.descending = (cases & 1) != 0;
+                    c.pairs = mode > 0;
+                    c.given_values = mode == 2;
+                    c.in_place = mode == 2 && t == TC_UINT32;
+                    const Dist dist = Dist((cases + n) % DISTS);
+                    std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
+                    if (dist != SORTED && dist != REVERSED) add_specials(keys, t, 5, seed);
+                    check(c, keys);
+                    ++cases;
+                }
+        const int64_t shapes[][2] = {{tile + 1, 5}, {70001, 3}, {5000, 64}};
+        for (const auto &shape : shapes)
+            for (int mode = 0; mode < 3; ++mode) {
+                if (up_to_max_n({shape[0] * shape[1]}).empty()) continue;  // (the sanitizers' sizes)
+                Case c{radix, shape[0], shape[1]};
+                c.threads = threads;
+                c.type = mode == 1 ? TC_INT32 : TC_FLOAT32;
+                c.descending = mode == 1;
+                c.pairs = mode > 0;
+                c.given_values = mode == 2;
+                std::vector<uint32_t> keys = make_keys(shape[0] * shape[1], c.type, Dist(mode % DISTS), ++seed);
+                add_specials(keys, c.type, 3, seed);
+                check(c, keys);
+                ++cases;
+            }
+        for (int64_t n : up_to_max_n({(1 << 22) + 1}))
+            for (int mode = 0; mode < 2; ++mode) {
+                Case c{radix, n};
+                c.threads = threads;
+                c.type = mode == 0 ? TC_UINT32 : TC_FLOAT32;
+                c.descending = mode == 1;
+                c.pairs = true;
+                check(c, make_keys(n, c.type, UNIFORM, ++seed));
+                ++cases;
+            }
+    }
+    EXPECT_GE(cases, 20);
+    EXPECT_EQ(checked - before, cases);
+}
+
 TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     const tc_device d = fake_device();
     tc_urejanje_plan p;
@@ -491,7 +549,20 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &d, &p));
     EXPECT_EQ(p.radix_tiles, 4097);
     EXPECT_LE(p.launch.scratch_bytes, size_t(4 * 2 * ((1 << 24) + 1) + 8 * 4097 * 256 + (1 << 16)));
-    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 512, &d, &p));  // 256 threads only
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
+    EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
+    // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16
+    ASSERT_EQ(TC_OK, plan(radix, 4097, 2, true, 384, &d, &p));
+    EXPECT_EQ(p.launch.threads, 384);
+    EXPECT_EQ(p.radix_tiles, 1);
+    ASSERT_EQ(TC_OK, plan(radix, 7681, 2, true, 384, &d, &p));
+    EXPECT_EQ(p.radix_tiles, 2);
+    ASSERT_EQ(TC_OK, plan(radix, 8193, 1, false, 512, &d, &p));
+    EXPECT_EQ(p.radix_tiles, 2);
+    EXPECT_EQ(p.launch.blocks, 2);
+    ASSERT_EQ(TC_OK, plan(radix, 4096, 1, false, 384, &d, &p));
+    EXPECT_EQ(p.radix_tiles, 0);
+    EXPECT_EQ(p.launch.threads, 256);
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, int64_t(1) << 32, 1, false, 0, &d, &p));  // 32-bit counts
     EXPECT_EQ(TC_OK, plan(find("best"), int64_t(1) << 32, 1, false, 0, &d, &p));  // the variant its domain names
     EXPECT_EQ(p.radix, 0);  // (best past radix's domain: the network)

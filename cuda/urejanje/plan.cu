@@ -172,9 +172,10 @@ const tc_variant variants[VARIANTS] = {
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
     {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles of 4096 rank by warp match and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",
-     "any n < 2^32 and batch, 256 threads (n = 2^32 or other threads: best)",
+     "any n < 2^32 and batch; threads 256, 384 or 512, the passes' block (tiles of 256 x 16, 384 x 20 or 512 x 16 keys; 0: 256) "
+     "(n = 2^32 or other threads: best)",
      "lower bound: read the keys once, write the result once (each pass reads and writes them again)",
-     TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kradix)},
+     TC_OWN_GRID, TC_KERNELS(kradix)},
     {"cub", "baseline: cub::DeviceRadixSort (NaNs canonical first), or DeviceSegmentedSort for batches (floats as ordered words)",
      "any n and batch", "lower bound: read the keys once, write the result once",
      TC_POW2_THREADS | TC_OWN_GRID | TC_LIBRARY, nullptr, 0},
@@ -194,18 +195,25 @@ int64_t histogram_wave(const tc_device &dev) {
     return int64_t(dev.multiprocessors) * per_sm;
 }
 
-// radix's plan (radix.cuh): arrays of one tile go to the block sort; longer ones to the passes,
-// tiles of kRadixTile that never span two arrays, the histogram's blocks histogram_wave.
+// The passes' block where the request leaves it to the plan.
+constexpr int kRadixPassThreads = PassShape256::kThreads;
+
+// radix's plan (radix.cuh): arrays of one block sort's tile (kRadixTile) go to the block sort;
+// longer ones to the passes, whose block (and with it the tile) the request's threads name
+// (with_pass_shape), tiles that never span two arrays, the histogram's blocks histogram_wave.
 tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
     tc_launch &p = out.launch;
-    if (r.base.threads != 0 && r.base.threads != kRadixThreads) return TC_OUTSIDE_DOMAIN;
+    const int threads = r.base.threads != 0 ? r.base.threads : kRadixPassThreads;
+    const int tile = pass_tile(threads);
+    if (tile == 0) return TC_OUTSIDE_DOMAIN;
     if (p.n >= (int64_t(1) << 32)) return TC_OUTSIDE_DOMAIN;  // its counts and places are 32-bit
-    p.threads = kRadixThreads;
+    p.threads = threads;
     unsigned block_grid = 0;
     if (p.n <= kRadixTile) {
+        p.threads = kRadixThreads;  // (the block sort's)
         block_grid = unsigned(std::min<int64_t>(out.batch, dev.max_grid_x));
     } else {
-        out.radix_tiles = tc::ceil_div(p.n, kRadixTile);
+        out.radix_tiles = tc::ceil_div(p.n, tile);
         if (out.batch * out.radix_tiles > dev.max_grid_x) return TC_OUTSIDE_DOMAIN;
         out.radix_chunk = tc::ceil_div(tc::ceil_div(p.items, histogram_wave(dev)), kRadixTile) * kRadixTile;
     }

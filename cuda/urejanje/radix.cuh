@@ -37,18 +37,34 @@ namespace {
 constexpr int kDigitBits = 8;  // a compile-time constant: 11 bits (3 passes) takes 8x the shared counters
 constexpr int kRadix = 1 << kDigitBits;
 constexpr int kPasses = (32 + kDigitBits - 1) / kDigitBits;
-constexpr int kRadixThreads = 256, kRadixWarps = kRadixThreads / 32;
-constexpr int kRadixItems = 16;  // keys a thread holds
-constexpr int kRadixTile = kRadixThreads * kRadixItems;
-constexpr int kBinsPerThread = kRadix / kRadixThreads;  // digits a thread counts, scans and looks back for
-static_assert(kRadix % kRadixThreads == 0, "each thread owns whole digits");
-static_assert(kDigitBits <= 8 && kRadixItems % 4 == 0, "a thread's digits pack four to a word");
-static_assert(2 * kRadixTile + 32 <= (1 << 16), "a rank (and an unused item's sum) packs into half a word");
 constexpr uint32_t kNoDigit = kRadix;  // an item past the array's end: ranked nowhere, counted nowhere
-// radix_pass's blocks an SM: its registers are bounded to let this many reside (64 a thread at 4), so
-// that while one tile waits on its loads or its look-back the SM's others rank or scatter.
-constexpr int kPassBlocks = 4;
 constexpr int kLookBack = 4;  // status words a look-back reads at once (one round trip, not four)
+
+// A tile's shape: threads, keys a thread, and the blocks an SM its registers are bounded for (so
+// that while one tile waits on its loads or its look-back the SM's others rank or scatter). A
+// thread counts, scans and looks back for kBins digits: threads past the 256th (a block of more)
+// own none.
+template <int THREADS, int ITEMS, int BLOCKS>
+struct RadixShape {
+    static constexpr int kThreads = THREADS, kWarps = THREADS / 32, kItems = ITEMS, kTile = THREADS * ITEMS;
+    static constexpr int kBins = (kRadix + THREADS - 1) / THREADS, kBlocks = BLOCKS;
+    static_assert(THREADS % 32 == 0 && (THREADS >= kRadix || kRadix % THREADS == 0), "each digit is one thread's");
+    static_assert(2 * kTile + 32 <= (1 << 16), "a rank (and an unused item's sum) packs into half a word");
+    // digit k of this thread: one of the 256 (false only where the block has more threads than digits)
+    static __device__ __forceinline__ bool owns(int k) { return THREADS <= kRadix || int(threadIdx.x) * kBins + k < kRadix; }
+};
+// radix_block's and radix_histogram's tile (an array of at most kRadixTile keys is sorted by one block).
+using BlockShape = RadixShape<256, 16, 1>;
+constexpr int kRadixThreads = BlockShape::kThreads, kRadixWarps = BlockShape::kWarps, kRadixItems = BlockShape::kItems;
+constexpr int kRadixTile = BlockShape::kTile, kBinsPerThread = BlockShape::kBins;
+// radix_pass's tiles, one a request's threads name (0: the plan's). A bigger tile scatters longer
+// runs of each digit and publishes fewer status words a key, at fewer blocks an SM:
+//   256: 16 keys a thread, 64 registers (4 blocks an SM);
+//   384: CUB's sm_90 block, 20 keys a thread, 80 registers (2 blocks an SM);
+//   512: 16 keys a thread, 64 registers (2 blocks an SM: the warps of 256's 4, tiles twice as long).
+using PassShape256 = RadixShape<256, 16, 4>;
+using PassShape384 = RadixShape<384, 20, 2>;
+using PassShape512 = RadixShape<512, 16, 2>;
 
 // A key's order word (see above), and the bits a sorted key comes out as.
 __device__ __forceinline__ uint32_t radix_word(uint32_t bits, tc_dtype type, bool descending) {
@@ -91,55 +107,90 @@ using RadixTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
 
 // ---- ranking a tile by digit ----------------------------------------------------------------
 
-// A thread's digits of its kRadixItems keys, four to a word: four registers where an array takes
-// sixteen (radix_pass keeps its keys and ranks in registers beside them).
+// A thread's digits of its S::kItems keys, four to a word: a quarter of the registers an array
+// takes (radix_pass keeps its keys and ranks in registers beside them).
+template <class S>
 struct Digits {
-    uint32_t w[kRadixItems / 4];
+    uint32_t w[(S::kItems + 3) / 4];
     __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 4] >> (8 * (i % 4))) & 0xffu; }
     __device__ __forceinline__ void set(int i, uint32_t d) { w[i / 4] = i % 4 == 0 ? d : w[i / 4] | d << (8 * (i % 4)); }
 };
 
-// A thread's ranks, two to a word (a rank, and every partial sum of one, is below 2^16): eight
-// registers where an array takes sixteen.
+// A thread's ranks, two to a word (a rank, and every partial sum of one, is below 2^16): half the
+// registers an array takes.
+template <class S>
 struct Ranks {
-    uint32_t w[kRadixItems / 2];
+    uint32_t w[(S::kItems + 1) / 2];
     __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 2] >> (16 * (i % 2))) & 0xffffu; }
     __device__ __forceinline__ void set(int i, uint32_t r) { w[i / 2] = i % 2 == 0 ? r : w[i / 2] | r << 16; }
     __device__ __forceinline__ void add(int i, uint32_t r) { w[i / 2] += r << (16 * (i % 2)); }
 };
 
+template <class S>
 struct RankStorage {
-    uint32_t warp_counts[kRadixWarps][kRadix];  // a warp's keys of each digit; then the warps' before it
-    uint32_t offset[kRadix];                    // the tile's keys of smaller digits
-    uint32_t warp_sums[kRadixWarps];
+    uint32_t warp_counts[S::kWarps][kRadix];  // a warp's keys of each digit; then the tile's before its first
+    uint32_t warp_sums[S::kWarps];
 };
 
 // The tile position of a thread's item i (see rank_tile).
-__device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * kRadixItems) + 32 * i + (threadIdx.x & 31); }
+template <class S>
+__device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * S::kItems) + 32 * i + (threadIdx.x & 31); }
 
-// A tile's keys ranked by digit, stably (BlockRadixRankMatch's shape). Item i of a thread is the
-// tile's key warp * 32 * kRadixItems + 32 i + lane (item_at), so a warp going item by item, lanes
-// in order, meets its keys in input order; items at or past `valid` are ranked nowhere. A warp's
-// lanes with equal digits find each other (__match_any_sync), and the lowest of them adds their
-// number to the warp's counter of that digit: a key's rank in its warp is the counter before it
-// plus its peers in lower lanes. Then each digit's warp counters become the keys of the warps
-// before, and the tile's counts are scanned. counted(count) is called as soon as the counts are
-// known, before the scan (CUB's early counts: radix_pass publishes them there). On return rank.get(i)
-// is item i's place in the tile ordered by digit, count[k] the tile's keys of digit
-// threadIdx.x * kBinsPerThread + k and first[k] that digit's first place. Preconditions: every
-// thread calls it; a __syncthreads() separates it from the next write to s.
-template <class Counted>
-__device__ __forceinline__ void rank_tile(const Digits &digits, int valid, Ranks &rank,
-                                          uint32_t (&count)[kBinsPerThread], uint32_t (&first)[kBinsPerThread],
-                                          RankStorage &s, Counted counted) {
+// A tile's keys ranked by digit, stably (CUB's BlockRadixRankMatchEarlyCounts). Item i of a
+// thread is the tile's key warp * 32 * S::kItems + 32 i + lane (item_at), so a warp going item by
+// item, lanes in order, meets its keys in input order; items at or past `valid` are ranked and
+// counted nowhere. First each warp counts its keys of each digit (shared atomics): the tile's
+// counts are known before any key is ranked, and counted(count) is called with them at once
+// (radix_pass publishes them there, so the tiles after it wait less). The counts are scanned,
+// and each warp's counter of a digit becomes the digit's first place plus the keys of that digit
+// in the warps before. Then a warp's lanes with equal digits find each other item by item
+// (__match_any_sync) and the lowest of them adds their number to the counter: a key's place is
+// the counter before it plus its peers in lower lanes. On return rank.get(i) is item i's place in
+// the tile ordered by digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and
+// first[k] that digit's first place (both 0 for a digit the thread does not own). Preconditions:
+// every thread calls it; a __syncthreads() separates it from the next write to s.
+template <class S, class Counted>
+__device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
+                                          uint32_t (&first)[S::kBins], RankStorage<S> &s, Counted counted) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int j = threadIdx.x; j < kRadixWarps * kRadix; j += kRadixThreads) (&s.warp_counts[0][0])[j] = 0;
+    for (int j = threadIdx.x; j < S::kWarps * kRadix; j += S::kThreads) (&s.warp_counts[0][0])[j] = 0;
     __syncthreads();
     uint32_t *mine = s.warp_counts[warp];
+#pragma unroll
+    for (int i = 0; i < S::kItems; ++i)
+        if (item_at<S>(i) < valid) atomicAdd(&mine[digits.get(i)], 1u);
+    __syncthreads();
+    uint32_t sum = 0;
+#pragma unroll
+    for (int k = 0; k < S::kBins; ++k) {
+        const int bin = threadIdx.x * S::kBins + k;
+        uint32_t run = 0;
+        if (S::owns(k)) {
+#pragma unroll
+            for (int w = 0; w < S::kWarps; ++w) {
+                const uint32_t c = s.warp_counts[w][bin];
+                s.warp_counts[w][bin] = run;
+                run += c;
+            }
+        }
+        count[k] = run;
+        sum += run;
+    }
+    counted(count);
+    uint32_t at = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
+#pragma unroll
+    for (int k = 0; k < S::kBins; ++k) {
+        first[k] = at;
+        if (S::owns(k))
+#pragma unroll
+            for (int w = 0; w < S::kWarps; ++w) s.warp_counts[w][threadIdx.x * S::kBins + k] += at;
+        at += count[k];
+    }
+    __syncthreads();
     const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
 #pragma unroll
-    for (int i = 0; i < kRadixItems; ++i) {
-        const bool ranked = item_at(i) < valid;
+    for (int i = 0; i < S::kItems; ++i) {
+        const bool ranked = item_at<S>(i) < valid;
         const uint32_t d = ranked ? digits.get(i) : kNoDigit;
         const uint32_t peers = __match_any_sync(tc::kFullWarp, d);
         const int leader = __ffs(int(peers)) - 1;
@@ -150,35 +201,6 @@ __device__ __forceinline__ void rank_tile(const Digits &digits, int valid, Ranks
         }
         rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
         __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
-    }
-    __syncthreads();
-    uint32_t sum = 0;
-#pragma unroll
-    for (int k = 0; k < kBinsPerThread; ++k) {
-        const int bin = threadIdx.x * kBinsPerThread + k;
-        uint32_t run = 0;
-#pragma unroll
-        for (int w = 0; w < kRadixWarps; ++w) {
-            const uint32_t c = s.warp_counts[w][bin];
-            s.warp_counts[w][bin] = run;
-            run += c;
-        }
-        count[k] = run;
-        sum += run;
-    }
-    counted(count);
-    uint32_t at = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
-#pragma unroll
-    for (int k = 0; k < kBinsPerThread; ++k) {
-        first[k] = at;
-        s.offset[threadIdx.x * kBinsPerThread + k] = at;
-        at += count[k];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kRadixItems; ++i) {
-        const uint32_t d = digits.get(i);  // (past `valid`: any digit; the rank is never used)
-        rank.add(i, s.offset[d] + s.warp_counts[warp][d]);
     }
 }
 
@@ -283,14 +305,14 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixSta
 // radix_pass's shared memory: the ranking's counters, then in their place the tile's keys in digit
 // order, then (pairs) its values in digit order in the same words; each digit's place, and (pairs)
 // each sorted slot's digit for the values' places.
-template <bool PAIRS>
+template <bool PAIRS, class S>
 struct PassStorage {
     union {
-        RankStorage rank;
-        uint32_t sorted[kRadixTile];
+        RankStorage<S> rank;
+        uint32_t sorted[S::kTile];
     } u;
     uint32_t bin_start[kRadix];  // the place in its array of the tile's digit-sorted position 0
-    uint8_t slot_digit[PAIRS ? kRadixTile : 4];
+    uint8_t slot_digit[PAIRS ? S::kTile : 4];
     uint32_t run;
 };
 
@@ -303,16 +325,16 @@ struct PassStorage {
 //      behind the look-back;
 //   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
 //      inclusive count, and publishes its inclusive count;
-//   5. the keys go out from shared memory, each thread writing every 256th sorted slot, so that a
+//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
 //      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
 //      the values, through the same shared words.
 // Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
 // dispatched in index order, so every tile a look-back waits for is running or done (no ticket
 // needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
-// launch moves the epoch on once. Its registers are bounded for kPassBlocks blocks an SM.
-template <bool PAIRS>
-__global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
-    __shared__ PassStorage<PAIRS> s;
+// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
+template <bool PAIRS, class S>
+__global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
+    __shared__ PassStorage<PAIRS, S> s;
     const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
     const uint32_t passes = st.passes[b];
     if (!((passes >> pass) & 1u)) {  // this array skips the pass
@@ -328,61 +350,63 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
     const uint32_t *values_in = before == 0 ? io.values_in : odd ? io.values_tmp[0] : io.values_tmp[1];
     uint32_t *keys_out = before == last ? io.keys_out : odd ? io.keys_tmp[1] : io.keys_tmp[0];
     uint32_t *values_out = before == last ? io.values_out : odd ? io.values_tmp[1] : io.values_tmp[0];
-    const int64_t first = t * kRadixTile, at = b * io.n + first;  // the tile's first key: in its array, in all
-    const int count = int(io.n - first < kRadixTile ? io.n - first : kRadixTile);
+    const int64_t first = t * S::kTile, at = b * io.n + first;  // the tile's first key: in its array, in all
+    const int count = int(io.n - first < S::kTile ? io.n - first : S::kTile);
     // (a pass never writes the buffer it reads, radix_scan's two passes in place: the read-only path)
-    const uint32_t *tile_keys = keys_in + at + item_at(0);
+    const uint32_t *tile_keys = keys_in + at + item_at<S>(0);
 
     // 1. the keys, every load in flight before the first digit
-    uint32_t key[kRadixItems];
-    if (count == kRadixTile) {
+    uint32_t key[S::kItems];
+    if (count == S::kTile) {
 #pragma unroll
-        for (int i = 0; i < kRadixItems; ++i) key[i] = __ldg(tile_keys + 32 * i);
+        for (int i = 0; i < S::kItems; ++i) key[i] = __ldg(tile_keys + 32 * i);
     } else {
 #pragma unroll
-        for (int i = 0; i < kRadixItems; ++i) key[i] = item_at(i) < count ? __ldg(tile_keys + 32 * i) : 0u;
+        for (int i = 0; i < S::kItems; ++i) key[i] = item_at<S>(i) < count ? __ldg(tile_keys + 32 * i) : 0u;
     }
-    Digits digits;
+    Digits<S> digits;
 #pragma unroll
-    for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
+    for (int i = 0; i < S::kItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
 
     // 2. ranks, and the counts published as soon as they are known
-    Ranks rank;
-    uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
-    rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[kBinsPerThread]) {
+    Ranks<S> rank;
+    uint32_t count_of[S::kBins], first_of[S::kBins];
+    rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[S::kBins]) {
         const RadixTiles words{st.status, s.run};  // (rank_tile's first barrier published s.run)
 #pragma unroll
-        for (int k = 0; k < kBinsPerThread; ++k) {
-            const int64_t word = g * kRadix + threadIdx.x * kBinsPerThread + k;
+        for (int k = 0; k < S::kBins; ++k) {
+            const int64_t word = g * kRadix + threadIdx.x * S::kBins + k;
+            if (!S::owns(k)) continue;
             if (t == 0) words.publish_inclusive(word, c[k]);
             else words.publish_aggregate(word, c[k]);
         }
     });
     // each digit's place less its first place in the tile, less (below) the keys of the tiles before
 #pragma unroll
-    for (int k = 0; k < kBinsPerThread; ++k) {
-        const int bin = threadIdx.x * kBinsPerThread + k;
-        s.bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] - first_of[k];  // (mod 2^32)
+    for (int k = 0; k < S::kBins; ++k) {
+        const int bin = threadIdx.x * S::kBins + k;
+        if (S::owns(k)) s.bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] - first_of[k];  // (mod 2^32)
     }
     __syncthreads();  // the ranking's counters read: their words take the keys
 
     // 3. the keys in digit order; the values' loads issued
 #pragma unroll
-    for (int i = 0; i < kRadixItems; ++i)
-        if (item_at(i) < count) s.u.sorted[rank.get(i)] = key[i];
-    uint32_t value[PAIRS ? kRadixItems : 1];
+    for (int i = 0; i < S::kItems; ++i)
+        if (item_at<S>(i) < count) s.u.sorted[rank.get(i)] = key[i];
+    uint32_t value[PAIRS ? S::kItems : 1];
     if constexpr (PAIRS) {
-        const uint32_t *tile_values = values_in ? values_in + at + item_at(0) : nullptr;
+        const uint32_t *tile_values = values_in ? values_in + at + item_at<S>(0) : nullptr;
 #pragma unroll
-        for (int i = 0; i < kRadixItems; ++i)
-            value[i] = item_at(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at(i));
+        for (int i = 0; i < S::kItems; ++i)
+            value[i] = item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
     }
 
     // 4. the tiles before: each thread's digits
     const RadixTiles words{st.status, s.run};
 #pragma unroll
-    for (int k = 0; k < kBinsPerThread; ++k) {
-        const int bin = threadIdx.x * kBinsPerThread + k;
+    for (int k = 0; k < S::kBins; ++k) {
+        const int bin = threadIdx.x * S::kBins + k;
+        if (!S::owns(k)) continue;
         uint32_t earlier = 0;  // this digit's keys in the array's tiles before this one
         if (t > 0) {
             look_back(words, g, t, bin, earlier);  // (gave up: the places are wrong, the check fails)
@@ -397,8 +421,8 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
     // 5. the keys out, then the values
     uint32_t *out = keys_out + b * io.n;
 #pragma unroll
-    for (int u = 0; u < kRadixItems; ++u) {
-        const int j = threadIdx.x + u * kRadixThreads;
+    for (int u = 0; u < S::kItems; ++u) {
+        const int j = threadIdx.x + u * S::kThreads;
         if (j < count) {
             const uint32_t k = s.u.sorted[j], d = digit_of(radix_word(k, io.type, io.descending), pass);
             const uint32_t place = s.bin_start[d] + uint32_t(j);
@@ -409,13 +433,13 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
     if constexpr (PAIRS) {
         __syncthreads();  // the keys read: the same words take the values
 #pragma unroll
-        for (int i = 0; i < kRadixItems; ++i)
-            if (item_at(i) < count) s.u.sorted[rank.get(i)] = value[i];
+        for (int i = 0; i < S::kItems; ++i)
+            if (item_at<S>(i) < count) s.u.sorted[rank.get(i)] = value[i];
         __syncthreads();
         uint32_t *vout = values_out + b * io.n;
 #pragma unroll
-        for (int u = 0; u < kRadixItems; ++u) {
-            const int j = threadIdx.x + u * kRadixThreads;
+        for (int u = 0; u < S::kItems; ++u) {
+            const int j = threadIdx.x + u * S::kThreads;
             if (j < count) {
                 const uint32_t place = s.bin_start[s.slot_digit[j]] + uint32_t(j);
                 if (place < io.n) vout[place] = s.u.sorted[j];
@@ -432,7 +456,7 @@ __global__ void __launch_bounds__(kRadixThreads, kPassBlocks) radix_pass(RadixIo
 template <bool PAIRS>
 struct BlockStorage {
     union {
-        RankStorage rank;
+        RankStorage<BlockShape> rank;
         struct {
             uint32_t keys[kRadixTile];
             uint32_t values[PAIRS ? kRadixTile : 1];
@@ -448,15 +472,15 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
         uint32_t key[kRadixItems], value[kRadixItems];
 #pragma unroll
         for (int i = 0; i < kRadixItems; ++i) {
-            const int p = item_at(i);
+            const int p = item_at<BlockShape>(i);
             key[i] = p < count ? io.keys_in[at + p] : 0u;
             if (PAIRS) value[i] = p >= count ? 0u : io.values_in ? io.values_in[at + p] : uint32_t(p);
         }
         for (int pass = 0; pass < kPasses; ++pass) {
-            Digits digits;
+            Digits<BlockShape> digits;
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
-            Ranks rank;
+            Ranks<BlockShape> rank;
             uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
             rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [](const uint32_t (&)[kBinsPerThread]) {});
             bool one_digit = false;
@@ -465,14 +489,14 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
             if (__syncthreads_or(one_digit)) continue;  // (the barrier also ends rank_tile's reads)
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i)
-                if (item_at(i) < count) {
+                if (item_at<BlockShape>(i) < count) {
                     s.u.tile.keys[rank.get(i)] = key[i];
                     if (PAIRS) s.u.tile.values[rank.get(i)] = value[i];
                 }
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < kRadixItems; ++i) {
-                const int p = item_at(i);
+                const int p = item_at<BlockShape>(i);
                 if (p < count) {
                     key[i] = s.u.tile.keys[p];
                     if (PAIRS) value[i] = s.u.tile.values[p];
@@ -482,7 +506,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
         }
 #pragma unroll
         for (int i = 0; i < kRadixItems; ++i) {
-            const int p = item_at(i);
+            const int p = item_at<BlockShape>(i);
             if (p < count) {
                 io.keys_out[at + p] = radix_key_out(key[i], io.type);
                 if (PAIRS) io.values_out[at + p] = value[i];
@@ -522,6 +546,27 @@ inline RadixScratch radix_scratch(const tc_urejanje_plan &p) {
     return s;
 }
 
+// f(tc::Tag<S>{}) for the pass shape S of `threads` (radix's plan: the request's threads, or its
+// choice); TC_OUTSIDE_DOMAIN where no shape has that many.
+template <class F>
+inline tc_status with_pass_shape(int threads, F &&f) {
+    switch (threads) {
+    case PassShape256::kThreads: return f(tc::Tag<PassShape256>{});
+    case PassShape384::kThreads: return f(tc::Tag<PassShape384>{});
+    case PassShape512::kThreads: return f(tc::Tag<PassShape512>{});
+    default: return TC_OUTSIDE_DOMAIN;
+    }
+}
+// The keys of a pass's tile with `threads` (0: none of that many).
+inline int pass_tile(int threads) {
+    int tile = 0;
+    with_pass_shape(threads, [&](auto shape) -> tc_status {
+        tile = decltype(shape)::type::kTile;
+        return TC_OK;
+    });
+    return tile;
+}
+
 // Every launch of a radix sort, counted through L (the plan's dry run) or made: the block sort
 // (arrays of one tile), or the histogram, the scan and one launch a pass. block_grid: the block
 // sort's grid (the plan's).
@@ -532,6 +577,8 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
         else TC_COUNTED_LAUNCH(L.next(block_grid), radix_block<false><<<block_grid, kRadixThreads, 0, s>>>(io));
         return TC_OK;
     }
+    const int tile = pass_tile(p.launch.threads);
+    if (tile == 0 || p.radix_tiles != tc::ceil_div(p.launch.n, tile)) return TC_BAD_ARGUMENT;  // (not radix's plan)
     const RadixScratch at = radix_scratch(p);
     RadixState st{};
     st.tiles = p.radix_tiles;
@@ -553,16 +600,24 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
     const unsigned counting = unsigned(p.batch * st.chunks), arrays = unsigned(p.batch), tiles = unsigned(p.batch * st.tiles);
     TC_COUNTED_LAUNCH(L.next(counting, false), radix_histogram<<<counting, kRadixThreads, 0, s>>>(io, st));
     TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased ? 2 : 1));
-    for (int pass = 0; pass < kPasses; ++pass) {
-        if (p.pairs) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true><<<tiles, kRadixThreads, 0, s>>>(io, st, pass));
-        else TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false><<<tiles, kRadixThreads, 0, s>>>(io, st, pass));
-    }
-    return TC_OK;
+    return with_pass_shape(p.launch.threads, [&](auto shape) -> tc_status {
+        using S = typename decltype(shape)::type;
+        for (int pass = 0; pass < kPasses; ++pass) {
+            if (p.pairs) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true, S><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
+            else TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false, S><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
+        }
+        return TC_OK;
+    });
 }
 
 #define TC_RADIX_KERNELS                                                                                          \
     tc::kernel("radix_block<keys>", radix_block<false>), tc::kernel("radix_block<pairs>", radix_block<true>),     \
         tc::kernel("radix_histogram", radix_histogram), tc::kernel("radix_scan", radix_scan),                     \
-        tc::kernel("radix_pass<keys>", radix_pass<false>), tc::kernel("radix_pass<pairs>", radix_pass<true>)
+        tc::kernel("radix_pass<keys,256x16>", radix_pass<false, PassShape256>),                                    \
+        tc::kernel("radix_pass<pairs,256x16>", radix_pass<true, PassShape256>),                                    \
+        tc::kernel("radix_pass<keys,384x20>", radix_pass<false, PassShape384>),                                    \
+        tc::kernel("radix_pass<pairs,384x20>", radix_pass<true, PassShape384>),                                    \
+        tc::kernel("radix_pass<keys,512x16>", radix_pass<false, PassShape512>),                                    \
+        tc::kernel("radix_pass<pairs,512x16>", radix_pass<true, PassShape512>)
 
 }  // namespace

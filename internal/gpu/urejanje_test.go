@@ -19,13 +19,18 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("urejanje with -blocks 4: %v, want ErrOutsideDomain (it sizes its own grid)", err)
 	}
-	// radix: the histogram, the scan and 4 passes past one tile; its blocks are 256 threads
+	// radix: the histogram, the scan and 4 passes past one tile; its blocks are 256 threads unless asked
 	r, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 1<<20 + 3}, Batch: 1, Pairs: true})
 	if err != nil || r.Launches != 6 || r.Threads != 256 || r.Blocks != 257 || r.ScratchBytes < 16*(1<<20+3) {
 		t.Errorf("radix plan %+v, %v", r, err)
 	}
-	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 5000, Threads: 512}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
-		t.Errorf("radix with -threads 512: %v, want ErrOutsideDomain (256 threads only)", err)
+	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 5000, Threads: 128}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
+		t.Errorf("radix with -threads 128: %v, want ErrOutsideDomain (its pass shapes: 256, 384, 512 threads)", err)
+	}
+	// the passes' block, given, names their tile: 384 x 20 keys
+	r, err = dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 1<<20 + 3, Threads: 384}, Batch: 1, Pairs: true})
+	if err != nil || r.Launches != 6 || r.Threads != 384 || r.Blocks != 137 {
+		t.Errorf("radix plan with -threads 384 %+v, %v", r, err)
 	}
 	// best: radix's sort past the device's SMs x 1024 keys an array, the network up to it
 	prof, err := Profile(NoGPUProfile)
