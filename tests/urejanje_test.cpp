@@ -356,7 +356,8 @@ TEST(Urejanje, AllNanInputComesOutCanonical) {
 
 // keys_out may be keys_in (urejanje.h), and values_out values_in: every variant, one array and
 // batches, the passes' sizes and the block sizes; all-equal keys (radix: every pass skipped but
-// the two that an output over its input needs) and all-NaN keys.
+// the two that an output over its input needs), all-NaN keys, and keys whose top byte is one
+// (radix: three passes to run, so a fourth runs and the first writes scratch, not its input).
 TEST(Urejanje, InPlace) {
     REQUIRE_GPU();
     const int64_t before = checked;
@@ -367,20 +368,22 @@ TEST(Urejanje, InPlace) {
         for (const int64_t shape : lengths)
             for (int batch : {1, 3})
                 for (int mode = 0; mode < 3; ++mode)
-                    for (int dist : {UNIFORM, EQUAL}) {
+                    for (int dist : {UNIFORM, EQUAL, DISTS}) {  // (DISTS: a constant top byte)
                         Case c{v, shape, batch};
                         c.in_place = true;
                         c.pairs = mode > 0;
                         c.given_values = mode == 2;
                         c.descending = mode == 1;
                         c.type = mode == 0 ? TC_UINT32 : TC_FLOAT32;
-                        std::vector<uint32_t> keys = make_keys(shape * batch, c.type, Dist(dist), ++seed);
+                        std::vector<uint32_t> keys = make_keys(shape * batch, c.type, dist == DISTS ? UNIFORM : Dist(dist), ++seed);
+                        if (dist == DISTS)  // uint32 below 2^24; floats in [1, 2) (sign and exponent one)
+                            for (uint32_t &k : keys) k = c.type == TC_UINT32 ? k & 0x00ffffffu : 0x3f800000u | (k & 0x007fffffu);
                         if (dist == EQUAL && mode == 2)  // every NaN pattern, one order word
                             for (size_t i = 0; i < keys.size(); ++i) keys[i] = 0x7f800001u | uint32_t(i * 2654435761u) | (i & 1 ? 0x80000000u : 0u);
                         check(c, keys);
                         ++cases;
                     }
-    EXPECT_EQ(cases, int64_t(tc_variant_count(kProgram)) * int64_t(lengths.size()) * 2 * 3 * 2);
+    EXPECT_EQ(cases, int64_t(tc_variant_count(kProgram)) * int64_t(lengths.size()) * 2 * 3 * 3);
     EXPECT_GE(lengths.size(), 1u);
     EXPECT_EQ(checked - before, cases);
 }
@@ -543,12 +546,13 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.blocks, 3 * 2);  // the passes' grid
     EXPECT_GE(p.radix_chunk, 4096);
     EXPECT_EQ(p.radix_chunk % 4096, 0);
-    // ping-pong keys and values, 4 words a key, and a status word a tile and digit
-    EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 4 * 3 * 4097 + 8 * 6 * 256));
+    // the output's ping-pong partners (keys and values, 2 words a key) and a status word a tile and digit
+    EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 2 * 3 * 4097 + 8 * 6 * 256));
+    EXPECT_LE(p.launch.scratch_bytes, size_t(4 * 2 * 3 * 4097 + 8 * 6 * 256 + (1 << 16)));
     EXPECT_DOUBLE_EQ(p.launch.bytes_moved, 12.0 * 3 * 4097);  // a lower bound: read the keys, write the pairs
     ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &d, &p));
     EXPECT_EQ(p.radix_tiles, 4097);
-    EXPECT_LE(p.launch.scratch_bytes, size_t(4 * 2 * ((1 << 24) + 1) + 8 * 4097 * 256 + (1 << 16)));
+    EXPECT_LE(p.launch.scratch_bytes, size_t(4 * ((1 << 24) + 1) + 8 * 4097 * 256 + (1 << 16)));  // keys: one word a key
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
     // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16

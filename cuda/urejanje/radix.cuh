@@ -19,14 +19,15 @@ namespace {
 //                    and marks the passes whose digit is the same for every key: they move
 //                    nothing, and are skipped;
 //   radix_pass       one launch a pass: a tile ranks its keys by digit in shared memory (warps
-//                    match equal digits, __match_any_sync), publishes its digit counts and looks
+//                    find their lanes of equal digits by a ballot a bit), publishes its digit counts and looks
 //                    back over the tiles before it for theirs (tile_state.cuh, the protocol of
 //                    prefiks best's scan: one status word a tile and digit), then writes each key
 //                    (and value) to its place;
 //   radix_block      arrays of at most one tile: one block sorts an array, every pass in shared
 //                    memory, one launch in all.
-// Passes read and write ping-pong buffers in scratch; the first reads the caller's keys, the last
-// writes the caller's output, whichever passes run.
+// Passes ping-pong between one buffer in scratch and the caller's output (CUB's DoubleBuffer over
+// d_keys_out): the first reads the caller's keys, the last writes the output, and the ones before
+// alternate back from it, whichever passes run.
 //
 // Order words: float: the sign-flip of float_order, -0.0 read as +0.0 (so the two zeros are equal
 // and stay in input order) and every NaN above +Inf; int32: the sign bit flipped; descending: the
@@ -37,7 +38,6 @@ namespace {
 constexpr int kDigitBits = 8;  // a compile-time constant: 11 bits (3 passes) takes 8x the shared counters
 constexpr int kRadix = 1 << kDigitBits;
 constexpr int kPasses = (32 + kDigitBits - 1) / kDigitBits;
-constexpr uint32_t kNoDigit = kRadix;  // an item past the array's end: ranked nowhere, counted nowhere
 constexpr int kLookBack = 4;  // status words a look-back reads at once (one round trip, not four)
 
 // A tile's shape: threads, keys a thread, and the blocks an SM its registers are bounded for (so
@@ -88,7 +88,7 @@ __device__ __forceinline__ uint32_t digit_of(uint32_t word, int pass) {
 struct RadixIo {
     const uint32_t *keys_in, *values_in;  // values_in null: each value is its key's index in its array
     uint32_t *keys_out, *values_out;      // (pairs only)
-    uint32_t *keys_tmp[2], *values_tmp[2];
+    uint32_t *keys_tmp, *values_tmp;      // scratch: the ping-pong partner of keys_out (values_out)
     int64_t n, batch;
     tc_dtype type;
     bool descending;
@@ -132,6 +132,20 @@ struct RankStorage {
     uint32_t warp_sums[S::kWarps];
 };
 
+// The lanes of this warp whose digit is d's: a ballot a bit, each keeping the lanes that agree
+// with this one there (CUB's MatchAny: __match_any_sync is slower than eight ballots; ncu
+// counted its waits as the passes' largest stall). Precondition: the whole warp calls it.
+__device__ __forceinline__ uint32_t digit_peers(uint32_t d) {
+    uint32_t peers = ~0u;
+#pragma unroll
+    for (int bit = 0; bit < kDigitBits; ++bit) {
+        const bool set = (d >> bit) & 1u;
+        const uint32_t lanes = __ballot_sync(tc::kFullWarp, set);
+        peers &= set ? lanes : ~lanes;
+    }
+    return peers;
+}
+
 // The tile position of a thread's item i (see rank_tile).
 template <class S>
 __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 * S::kItems) + 32 * i + (threadIdx.x & 31); }
@@ -144,8 +158,9 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // (radix_pass publishes them there, so the tiles after it wait less). The counts are scanned,
 // and each warp's counter of a digit becomes the digit's first place plus the keys of that digit
 // in the warps before. Then a warp's lanes with equal digits find each other item by item
-// (__match_any_sync) and the lowest of them adds their number to the counter: a key's place is
-// the counter before it plus its peers in lower lanes. On return rank.get(i) is item i's place in
+// (digit_peers) and the lowest of them adds their number to the counter (one shared atomic, which
+// also orders it before the next item's): a key's place is the counter before it plus its peers in
+// lower lanes. On return rank.get(i) is item i's place in
 // the tile ordered by digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and
 // first[k] that digit's first place (both 0 for a digit the thread does not own). Preconditions:
 // every thread calls it; a __syncthreads() separates it from the next write to s.
@@ -188,19 +203,21 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
     }
     __syncthreads();
     const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
+    const bool whole = valid >= S::kTile;       // (a partial tile's items past `valid` are nobody's peers)
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) {
         const bool ranked = item_at<S>(i) < valid;
-        const uint32_t d = ranked ? digits.get(i) : kNoDigit;
-        const uint32_t peers = __match_any_sync(tc::kFullWarp, d);
+        const uint32_t d = digits.get(i);
+        uint32_t peers = digit_peers(d);
+        if (!whole) {
+            const uint32_t in = __ballot_sync(tc::kFullWarp, ranked);
+            peers &= ranked ? in : ~in;
+        }
         const int leader = __ffs(int(peers)) - 1;
         uint32_t before = 0;
-        if (lane == leader && ranked) {
-            before = mine[d];
-            mine[d] = before + __popc(peers);
-        }
+        if (lane == leader && ranked) before = atomicAdd(&mine[d], uint32_t(__popc(peers)));
+        // (the shuffle waits for the leader's add: the next item's adds come after it)
         rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
-        __syncwarp();  // the counter's store before the next item's leader (another lane) reads it
     }
 }
 
@@ -270,9 +287,10 @@ __global__ void __launch_bounds__(kRadixThreads) radix_histogram(RadixIo io, Rad
 
 // radix_scan: block b scans array b's counts of each pass into each digit's first place, and
 // leaves the counts zero for the next run. A pass where one digit holds all n keys moves nothing
-// and is skipped, but at least min_passes run: one, so that the result reaches the output, or two
-// where the output is the input (a single pass would read keys that other tiles overwrite).
-__global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixState st, int min_passes) {
+// and is skipped, but one pass at least runs, so that the result reaches the output. Where the
+// output is the input (in place), an even number run: the first pass then writes scratch, never
+// the keys it reads, which other tiles are still reading (radix_pass's ping-pong).
+__global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixState st, bool in_place) {
     __shared__ uint32_t warp_sums[kRadixWarps];
     const int64_t b = blockIdx.x;
     uint32_t passes = 0;
@@ -297,7 +315,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixSta
         if (!__syncthreads_or(one_digit)) passes |= 1u << p;  // (also: warp_sums is free again)
     }
     if (threadIdx.x == 0) {
-        while (__popc(passes) < min_passes) passes |= ~passes & (passes + 1);  // the lowest skipped pass
+        // (a skipped pass run after all moves the keys in their order: the lowest skipped one)
+        while (passes == 0 || (in_place && __popc(passes) % 2 != 0)) passes |= ~passes & (passes + 1);
         st.passes[b] = passes;
     }
 }
@@ -344,12 +363,13 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     if (threadIdx.x == 0) s.run = st.epoch->read_counted();
     // the pass's place among the array's passes: its input and output
     const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
-    // (selects, not io.keys_tmp[i]: a parameter array indexed at run time is copied to the stack)
-    const bool odd = (before & 1) != 0;
-    const uint32_t *keys_in = before == 0 ? io.keys_in : odd ? io.keys_tmp[0] : io.keys_tmp[1];
-    const uint32_t *values_in = before == 0 ? io.values_in : odd ? io.values_tmp[0] : io.values_tmp[1];
-    uint32_t *keys_out = before == last ? io.keys_out : odd ? io.keys_tmp[1] : io.keys_tmp[0];
-    uint32_t *values_out = before == last ? io.values_out : odd ? io.values_tmp[1] : io.values_tmp[0];
+    // (the last pass writes the output, the one before it scratch, and so on back: each reads what
+    // the pass before it wrote)
+    const bool to_out = ((last - before) & 1) == 0;
+    const uint32_t *keys_in = before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out;
+    const uint32_t *values_in = before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out;
+    uint32_t *keys_out = to_out ? io.keys_out : io.keys_tmp;
+    uint32_t *values_out = to_out ? io.values_out : io.values_tmp;
     const int64_t first = t * S::kTile, at = b * io.n + first;  // the tile's first key: in its array, in all
     const int count = int(io.n - first < S::kTile ? io.n - first : S::kTile);
     // (a pass never writes the buffer it reads, radix_scan's two passes in place: the read-only path)
@@ -520,7 +540,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
 // Scratch: the epoch, counts, bases, passes, status words, then the ping-pong keys and values
 // (each 256-byte aligned). Arrays of one tile (tiles 0) need none.
 struct RadixScratch {
-    size_t counts, bases, passes, status, keys[2], values[2], total;
+    size_t counts, bases, passes, status, keys, values, total;
 };
 inline RadixScratch radix_scratch(const tc_urejanje_plan &p) {
     RadixScratch s{};
@@ -536,12 +556,8 @@ inline RadixScratch radix_scratch(const tc_urejanje_plan &p) {
     s.bases = take(4 * digits);
     s.passes = take(4 * size_t(p.batch));
     s.status = take(8 * size_t(p.batch) * size_t(p.radix_tiles) * kRadix);
-    s.keys[0] = take(4 * items);
-    s.keys[1] = take(4 * items);
-    if (p.pairs) {
-        s.values[0] = take(4 * items);
-        s.values[1] = take(4 * items);
-    }
+    s.keys = take(4 * items);
+    if (p.pairs) s.values = take(4 * items);
     s.total = at;
     return s;
 }
@@ -590,16 +606,14 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
         st.bases = reinterpret_cast<uint32_t *>(scratch + at.bases);
         st.passes = reinterpret_cast<uint32_t *>(scratch + at.passes);
         st.status = reinterpret_cast<uint64_t *>(scratch + at.status);
-        for (int k = 0; k < 2; ++k) {
-            io.keys_tmp[k] = reinterpret_cast<uint32_t *>(scratch + at.keys[k]);
-            io.values_tmp[k] = p.pairs ? reinterpret_cast<uint32_t *>(scratch + at.values[k]) : nullptr;
-        }
+        io.keys_tmp = reinterpret_cast<uint32_t *>(scratch + at.keys);
+        io.values_tmp = p.pairs ? reinterpret_cast<uint32_t *>(scratch + at.values) : nullptr;
     }
     // the output over the input: two passes at least (radix_scan)
     const bool aliased = io.keys_in == io.keys_out || (p.pairs && io.values_in && io.values_in == io.values_out);
     const unsigned counting = unsigned(p.batch * st.chunks), arrays = unsigned(p.batch), tiles = unsigned(p.batch * st.tiles);
     TC_COUNTED_LAUNCH(L.next(counting, false), radix_histogram<<<counting, kRadixThreads, 0, s>>>(io, st));
-    TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased ? 2 : 1));
+    TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased));
     return with_pass_shape(p.launch.threads, [&](auto shape) -> tc_status {
         using S = typename decltype(shape)::type;
         for (int pass = 0; pass < kPasses; ++pass) {
