@@ -550,9 +550,18 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 2 * 3 * 4097 + 8 * 6 * 256));
     EXPECT_LE(p.launch.scratch_bytes, size_t(4 * 2 * 3 * 4097 + 8 * 6 * 256 + (1 << 16)));
     EXPECT_DOUBLE_EQ(p.launch.bytes_moved, 12.0 * 3 * 4097);  // a lower bound: read the keys, write the pairs
+    // the plan's block: 256 x 16 below one 512 x 16 tile for every SM, 512 x 16 from there
+    const int64_t big = int64_t(d.multiprocessors) * 8192;
+    ASSERT_EQ(TC_OK, plan(radix, big - 1, 1, true, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 256);
+    EXPECT_EQ(p.radix_tiles, (big - 1 + 4095) / 4096);
+    ASSERT_EQ(TC_OK, plan(radix, big, 1, true, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 512);
+    EXPECT_EQ(p.radix_tiles, d.multiprocessors);
     ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &d, &p));
-    EXPECT_EQ(p.radix_tiles, 4097);
-    EXPECT_LE(p.launch.scratch_bytes, size_t(4 * ((1 << 24) + 1) + 8 * 4097 * 256 + (1 << 16)));  // keys: one word a key
+    EXPECT_EQ(p.launch.threads, 512);
+    EXPECT_EQ(p.radix_tiles, 2049);
+    EXPECT_LE(p.launch.scratch_bytes, size_t(4 * ((1 << 24) + 1) + 8 * 2049 * 256 + (1 << 16)));  // keys: one word a key
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
     // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16

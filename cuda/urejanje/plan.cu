@@ -170,10 +170,10 @@ const tc_variant variants[VARIANTS] = {
      "the network: read and write every word each pass (the first reads the keys, the last writes the result); radix: "
      "radix's lower bound",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
-    {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles of 4096 rank by warp match and "
+    {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles rank by warp ballots and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",
-     "any n < 2^32 and batch; threads 256, 384 or 512, the passes' block (tiles of 256 x 16, 384 x 20 or 512 x 16 keys; 0: 256) "
-     "(n = 2^32 or other threads: best)",
+     "any n < 2^32 and batch; threads 256, 384 or 512, the passes' block (tiles of 256 x 16, 384 x 20 or 512 x 16 keys; 0: "
+     "512 where an array has a tile of 8192 for every SM, else 256) (n = 2^32 or other threads: best)",
      "lower bound: read the keys once, write the result once (each pass reads and writes them again)",
      TC_OWN_GRID, TC_KERNELS(kradix)},
     {"cub", "baseline: cub::DeviceRadixSort (NaNs canonical first), or DeviceSegmentedSort for batches (floats as ordered words)",
@@ -195,15 +195,20 @@ int64_t histogram_wave(const tc_device &dev) {
     return int64_t(dev.multiprocessors) * per_sm;
 }
 
-// The passes' block where the request leaves it to the plan.
-constexpr int kRadixPassThreads = PassShape256::kThreads;
+// The passes' block where the request leaves it to the plan: 512 x 16 (tiles twice as long at the
+// same warps an SM: longer runs of each digit to scatter, half the status words and look-backs)
+// once an array has one such tile for every SM; below that 256 x 16, whose more tiles keep every
+// SM busy (BENCHMARKS: urejanje radix).
+int radix_pass_threads(int64_t n, const tc_device &dev) {
+    return n >= int64_t(dev.multiprocessors) * PassShape512::kTile ? PassShape512::kThreads : PassShape256::kThreads;
+}
 
 // radix's plan (radix.cuh): arrays of one block sort's tile (kRadixTile) go to the block sort;
 // longer ones to the passes, whose block (and with it the tile) the request's threads name
 // (with_pass_shape), tiles that never span two arrays, the histogram's blocks histogram_wave.
 tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
     tc_launch &p = out.launch;
-    const int threads = r.base.threads != 0 ? r.base.threads : kRadixPassThreads;
+    const int threads = r.base.threads != 0 ? r.base.threads : radix_pass_threads(p.n, dev);
     const int tile = pass_tile(threads);
     if (tile == 0) return TC_OUTSIDE_DOMAIN;
     if (p.n >= (int64_t(1) << 32)) return TC_OUTSIDE_DOMAIN;  // its counts and places are 32-bit

@@ -135,13 +135,17 @@ struct RankStorage {
 // The lanes of this warp whose digit is d's: a ballot a bit, each keeping the lanes that agree
 // with this one there (CUB's MatchAny: __match_any_sync is slower than eight ballots; ncu
 // counted its waits as the passes' largest stall). Precondition: the whole warp calls it.
-__device__ __forceinline__ uint32_t digit_peers(uint32_t d) {
+// The digit is bits [shift, shift + 8) of word (a Digits word, read in place).
+__device__ __forceinline__ uint32_t digit_peers(uint32_t word, int shift) {
     uint32_t peers = ~0u;
 #pragma unroll
     for (int bit = 0; bit < kDigitBits; ++bit) {
-        const bool set = (d >> bit) & 1u;
-        const uint32_t lanes = __ballot_sync(tc::kFullWarp, set);
-        peers &= set ? lanes : ~lanes;
+        uint32_t agree;  // the lanes whose bit is this lane's: the ballot, complemented where the bit is 0
+        asm("{\n\t.reg .pred p;\n\tand.b32 %0, %1, %2;\n\tsetp.ne.u32 p, %0, 0;\n\t"
+            "vote.ballot.sync.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
+            : "=r"(agree)
+            : "r"(word), "r"(1u << (shift + bit)));
+        peers &= agree;
     }
     return peers;
 }
@@ -160,11 +164,11 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // in the warps before. Then a warp's lanes with equal digits find each other item by item
 // (digit_peers) and the lowest of them adds their number to the counter (one shared atomic, which
 // also orders it before the next item's): a key's place is the counter before it plus its peers in
-// lower lanes. On return rank.get(i) is item i's place in
+// lower lanes. WHOLE: valid is S::kTile (no item is checked). On return rank.get(i) is item i's place in
 // the tile ordered by digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and
 // first[k] that digit's first place (both 0 for a digit the thread does not own). Preconditions:
 // every thread calls it; a __syncthreads() separates it from the next write to s.
-template <class S, class Counted>
+template <class S, bool WHOLE = false, class Counted>
 __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
                                           uint32_t (&first)[S::kBins], RankStorage<S> &s, Counted counted) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -173,7 +177,7 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
     uint32_t *mine = s.warp_counts[warp];
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i)
-        if (item_at<S>(i) < valid) atomicAdd(&mine[digits.get(i)], 1u);
+        if (WHOLE || item_at<S>(i) < valid) atomicAdd(&mine[digits.get(i)], 1u);
     __syncthreads();
     uint32_t sum = 0;
 #pragma unroll
@@ -203,13 +207,12 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
     }
     __syncthreads();
     const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
-    const bool whole = valid >= S::kTile;       // (a partial tile's items past `valid` are nobody's peers)
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) {
-        const bool ranked = item_at<S>(i) < valid;
+        const bool ranked = WHOLE || item_at<S>(i) < valid;
         const uint32_t d = digits.get(i);
-        uint32_t peers = digit_peers(d);
-        if (!whole) {
+        uint32_t peers = digit_peers(digits.w[i / 4], 8 * (i % 4));
+        if (!WHOLE) {  // (a partial tile's items past `valid` are nobody's peers)
             const uint32_t in = __ballot_sync(tc::kFullWarp, ranked);
             peers &= ranked ? in : ~in;
         }
@@ -351,6 +354,11 @@ struct PassStorage {
 // dispatched in index order, so every tile a look-back waits for is running or done (no ticket
 // needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
 // launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
+template <bool PAIRS, class S, bool WHOLE>
+__device__ __forceinline__ void pass_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
+                                          int64_t b, int64_t t, const uint32_t *keys_in, const uint32_t *values_in,
+                                          uint32_t *keys_out, uint32_t *values_out);
+
 template <bool PAIRS, class S>
 __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
@@ -370,20 +378,25 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     const uint32_t *values_in = before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out;
     uint32_t *keys_out = to_out ? io.keys_out : io.keys_tmp;
     uint32_t *values_out = to_out ? io.values_out : io.values_tmp;
+    // every tile but an array's last is whole: its code checks no item against the array's end
+    if ((t + 1) * S::kTile <= io.n) pass_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
+    else pass_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
+}
+
+// One tile of radix_pass (steps 1 to 5 above); WHOLE: the tile has S::kTile keys.
+template <bool PAIRS, class S, bool WHOLE>
+__device__ __forceinline__ void pass_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
+                                          int64_t b, int64_t t, const uint32_t *keys_in, const uint32_t *values_in,
+                                          uint32_t *keys_out, uint32_t *values_out) {
     const int64_t first = t * S::kTile, at = b * io.n + first;  // the tile's first key: in its array, in all
-    const int count = int(io.n - first < S::kTile ? io.n - first : S::kTile);
-    // (a pass never writes the buffer it reads, radix_scan's two passes in place: the read-only path)
+    const int count = WHOLE ? S::kTile : int(io.n - first);
+    // (a pass never writes the buffer it reads: the read-only path)
     const uint32_t *tile_keys = keys_in + at + item_at<S>(0);
 
     // 1. the keys, every load in flight before the first digit
     uint32_t key[S::kItems];
-    if (count == S::kTile) {
 #pragma unroll
-        for (int i = 0; i < S::kItems; ++i) key[i] = __ldg(tile_keys + 32 * i);
-    } else {
-#pragma unroll
-        for (int i = 0; i < S::kItems; ++i) key[i] = item_at<S>(i) < count ? __ldg(tile_keys + 32 * i) : 0u;
-    }
+    for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? __ldg(tile_keys + 32 * i) : 0u;
     Digits<S> digits;
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
@@ -391,7 +404,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     // 2. ranks, and the counts published as soon as they are known
     Ranks<S> rank;
     uint32_t count_of[S::kBins], first_of[S::kBins];
-    rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[S::kBins]) {
+    rank_tile<S, WHOLE>(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[S::kBins]) {
         const RadixTiles words{st.status, s.run};  // (rank_tile's first barrier published s.run)
 #pragma unroll
         for (int k = 0; k < S::kBins; ++k) {
@@ -412,13 +425,13 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     // 3. the keys in digit order; the values' loads issued
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i)
-        if (item_at<S>(i) < count) s.u.sorted[rank.get(i)] = key[i];
+        if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = key[i];
     uint32_t value[PAIRS ? S::kItems : 1];
     if constexpr (PAIRS) {
         const uint32_t *tile_values = values_in ? values_in + at + item_at<S>(0) : nullptr;
 #pragma unroll
         for (int i = 0; i < S::kItems; ++i)
-            value[i] = item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
+            value[i] = !WHOLE && item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
     }
 
     // 4. the tiles before: each thread's digits
@@ -438,31 +451,33 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     unsigned long long done = 0;
     if (threadIdx.x == 0) done = st.epoch->count_done();
 
-    // 5. the keys out, then the values
+    // 5. the keys out, then the values; a place past the array's end (a look-back that gave up) is
+    // written at the array's last (a clamp, where a branch cost more than the store's address)
+    const uint32_t last_place = uint32_t(io.n - 1);  // (radix: n < 2^32)
     uint32_t *out = keys_out + b * io.n;
 #pragma unroll
     for (int u = 0; u < S::kItems; ++u) {
         const int j = threadIdx.x + u * S::kThreads;
-        if (j < count) {
+        if (WHOLE || j < count) {
             const uint32_t k = s.u.sorted[j], d = digit_of(radix_word(k, io.type, io.descending), pass);
             const uint32_t place = s.bin_start[d] + uint32_t(j);
             if constexpr (PAIRS) s.slot_digit[j] = uint8_t(d);
-            if (place < io.n) out[place] = radix_key_out(k, io.type);  // (else a look-back gave up: nothing is written outside the array)
+            out[min(place, last_place)] = radix_key_out(k, io.type);
         }
     }
     if constexpr (PAIRS) {
         __syncthreads();  // the keys read: the same words take the values
 #pragma unroll
         for (int i = 0; i < S::kItems; ++i)
-            if (item_at<S>(i) < count) s.u.sorted[rank.get(i)] = value[i];
+            if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = value[i];
         __syncthreads();
         uint32_t *vout = values_out + b * io.n;
 #pragma unroll
         for (int u = 0; u < S::kItems; ++u) {
             const int j = threadIdx.x + u * S::kThreads;
-            if (j < count) {
+            if (WHOLE || j < count) {
                 const uint32_t place = s.bin_start[s.slot_digit[j]] + uint32_t(j);
-                if (place < io.n) vout[place] = s.u.sorted[j];
+                vout[min(place, last_place)] = s.u.sorted[j];
             }
         }
     }

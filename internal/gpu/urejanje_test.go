@@ -19,24 +19,31 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "nl"), N: 1025, Blocks: 4}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("urejanje with -blocks 4: %v, want ErrOutsideDomain (it sizes its own grid)", err)
 	}
-	// radix: the histogram, the scan and 4 passes past one tile; its blocks are 256 threads unless asked
-	r, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 1<<20 + 3}, Batch: 1, Pairs: true})
-	if err != nil || r.Launches != 6 || r.Threads != 256 || r.Blocks != 257 || r.ScratchBytes < 16*(1<<20+3) {
-		t.Errorf("radix plan %+v, %v", r, err)
+	prof, err := Profile(NoGPUProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// radix: the histogram, the scan and 4 passes past one tile; its blocks are 256 threads unless
+	// asked, or 512 where an array has a tile of 8192 for every SM
+	big := int64(prof.Multiprocessors) * 8192
+	for _, c := range []struct {
+		n              int64
+		threads, tiles int
+	}{{big - 1, 256, int((big - 1 + 4095) / 4096)}, {big, 512, prof.Multiprocessors}} {
+		r, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: c.n}, Batch: 1, Pairs: true})
+		if err != nil || r.Launches != 6 || r.Threads != c.threads || r.Blocks != c.tiles || r.ScratchBytes < 8*c.n {
+			t.Errorf("radix plan n=%d: %+v, %v; want %d threads, %d tiles", c.n, r, err, c.threads, c.tiles)
+		}
 	}
 	if _, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 5000, Threads: 128}, Batch: 1}); !errors.Is(err, ErrOutsideDomain) {
 		t.Errorf("radix with -threads 128: %v, want ErrOutsideDomain (its pass shapes: 256, 384, 512 threads)", err)
 	}
 	// the passes' block, given, names their tile: 384 x 20 keys
-	r, err = dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 1<<20 + 3, Threads: 384}, Batch: 1, Pairs: true})
+	r, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "radix"), N: 1<<20 + 3, Threads: 384}, Batch: 1, Pairs: true})
 	if err != nil || r.Launches != 6 || r.Threads != 384 || r.Blocks != 137 {
 		t.Errorf("radix plan with -threads 384 %+v, %v", r, err)
 	}
 	// best: radix's sort past the device's SMs x 1024 keys an array, the network up to it
-	prof, err := Profile(NoGPUProfile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	above := int64(prof.Multiprocessors) * 1024
 	for _, c := range []struct {
 		n, batch int64
@@ -49,7 +56,7 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 			t.Errorf("best n=%d batch=%d threads=%d: %v", c.n, c.batch, c.threads, err)
 			continue
 		}
-		if b.Radix != c.radix || b.RadixAbove != above || (b.Radix && (b.Launches != 6 || b.Threads != 256)) {
+		if b.Radix != c.radix || b.RadixAbove != above || (b.Radix && (b.Launches != 6 || (b.Threads != 256) != (c.n >= big))) {
 			t.Errorf("best n=%d batch=%d threads=%d: radix %v (want %v), above %d (want %d): %+v", c.n, c.batch, c.threads,
 				b.Radix, c.radix, b.RadixAbove, above, b)
 		}
