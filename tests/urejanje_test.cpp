@@ -445,6 +445,59 @@ TEST(Urejanje, RadixExact) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// radix where the passes that run differ: one, two, three or four that move keys (uint32 keys
+// below 2^8, 2^16, 2^24, or any) or none (equal keys), so that the first pass writes the output or
+// scratch, each alone, in place or not, and a batch whose arrays run different sets (in one pass
+// some arrays write scratch, others the output); every pass shape, lengths of whole tiles only and
+// one key more.
+TEST(Urejanje, RadixPassSets) {
+    REQUIRE_GPU();
+    const int radix = find("radix");
+    ASSERT_GE(radix, 0);
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 13000;
+    // keys that move in `passes` passes (0: equal keys)
+    const auto keys_for = [&](int64_t n, int passes) {
+        std::vector<uint32_t> k = make_keys(n, TC_UINT32, passes == 0 ? EQUAL : UNIFORM, ++seed);
+        if (passes > 0 && passes < 4)
+            for (uint32_t &x : k) x &= (1u << (8 * passes)) - 1u;
+        return k;
+    };
+    int64_t lengths = 0;
+    for (int threads : {256, 384, 512}) {
+        const int64_t tile = threads == 384 ? 384 * 20 : threads * 16;
+        for (int64_t n : up_to_max_n({2 * tile, 2 * tile + 1})) {
+            ++lengths;
+            for (bool in_place : {false, true})
+                for (int mode = 0; mode < 3; ++mode) {
+                    Case c{radix, n};
+                    c.threads = threads;
+                    c.type = TC_UINT32;
+                    c.pairs = mode > 0;
+                    c.given_values = mode == 2;
+                    c.in_place = in_place;
+                    for (int passes = 0; passes <= 4; ++passes) {
+                        check(c, keys_for(n, passes));
+                        ++cases;
+                    }
+                    c.batch = 4;  // arrays of 4, 3, 0 and 1 passes
+                    c.descending = mode == 1;
+                    std::vector<uint32_t> keys;
+                    for (int passes : {4, 3, 0, 1}) {
+                        const std::vector<uint32_t> k = keys_for(n, passes);
+                        keys.insert(keys.end(), k.begin(), k.end());
+                    }
+                    check(c, keys);
+                    ++cases;
+                }
+        }
+    }
+    EXPECT_GE(lengths, 1);
+    EXPECT_EQ(cases, lengths * 2 * 3 * 6);
+    EXPECT_EQ(checked - before, cases);
+}
+
 // radix's other pass shapes (the request's threads: 384 x 20 and 512 x 16 keys a tile) against the
 // CPU's stable sort: lengths about their tiles, a last tile of one key, every key type, both
 // directions, keys, argsort and the caller's values, batches, in place, and 2^22 + 1.
@@ -558,6 +611,10 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     ASSERT_EQ(TC_OK, plan(radix, big, 1, true, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 512);
     EXPECT_EQ(p.radix_tiles, d.multiprocessors);
+    tc_device t4;  // (64 KiB of shared memory an SM: not two blocks of 512 x 16 pairs)
+    ASSERT_EQ(TC_OK, tc_device_profile("t4", &t4));
+    ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, true, 0, &t4, &p));
+    EXPECT_EQ(p.launch.threads, 256);
     ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 512);
     EXPECT_EQ(p.radix_tiles, 2049);

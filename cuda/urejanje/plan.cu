@@ -197,10 +197,14 @@ int64_t histogram_wave(const tc_device &dev) {
 
 // The passes' block where the request leaves it to the plan: 512 x 16 (tiles twice as long at the
 // same warps an SM: longer runs of each digit to scatter, half the status words and look-backs)
-// once an array has one such tile for every SM; below that 256 x 16, whose more tiles keep every
-// SM busy (BENCHMARKS: urejanje radix).
-int radix_pass_threads(int64_t n, const tc_device &dev) {
-    return n >= int64_t(dev.multiprocessors) * PassShape512::kTile ? PassShape512::kThreads : PassShape256::kThreads;
+// once an array has one such tile for every SM, where the SM holds its blocks (threads and shared
+// memory); else 256 x 16, whose more tiles keep every SM busy (BENCHMARKS: urejanje radix).
+int radix_pass_threads(int64_t n, bool pairs, const tc_device &dev) {
+    using S = PassShape512;
+    const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
+    const bool fits = dev.max_threads_per_multiprocessor >= S::kBlocks * S::kThreads &&
+                      dev.shared_per_multiprocessor >= S::kBlocks * (shared + 1024);  // (1 KiB: the driver's own a block)
+    return fits && n >= int64_t(dev.multiprocessors) * S::kTile ? S::kThreads : PassShape256::kThreads;
 }
 
 // radix's plan (radix.cuh): arrays of one block sort's tile (kRadixTile) go to the block sort;
@@ -208,7 +212,7 @@ int radix_pass_threads(int64_t n, const tc_device &dev) {
 // (with_pass_shape), tiles that never span two arrays, the histogram's blocks histogram_wave.
 tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
     tc_launch &p = out.launch;
-    const int threads = r.base.threads != 0 ? r.base.threads : radix_pass_threads(p.n, dev);
+    const int threads = r.base.threads != 0 ? r.base.threads : radix_pass_threads(p.n, out.pairs != 0, dev);
     const int tile = pass_tile(threads);
     if (tile == 0) return TC_OUTSIDE_DOMAIN;
     if (p.n >= (int64_t(1) << 32)) return TC_OUTSIDE_DOMAIN;  // its counts and places are 32-bit

@@ -23,8 +23,8 @@ namespace {
 //                    back over the tiles before it for theirs (tile_state.cuh, the protocol of
 //                    prefiks best's scan: one status word a tile and digit), then writes each key
 //                    (and value) to its place;
-//   radix_block      arrays of at most one tile: one block sorts an array, every pass in shared
-//                    memory, one launch in all.
+//   radix_block      arrays of at most kRadixTile (4096) keys: one block sorts an array, every
+//                    pass in shared memory, one launch in all.
 // Passes ping-pong between one buffer in scratch and the caller's output (CUB's DoubleBuffer over
 // d_keys_out): the first reads the caller's keys, the last writes the output, and the ones before
 // alternate back from it, whichever passes run.
@@ -84,7 +84,7 @@ __device__ __forceinline__ uint32_t digit_of(uint32_t word, int pass) {
     return (word >> (pass * kDigitBits)) & uint32_t(kRadix - 1);
 }
 
-// Where the sort reads and writes: the caller's buffers, and the ping-pong buffers of scratch.
+// Where the sort reads and writes: the caller's buffers, and the output's ping-pong partner in scratch.
 struct RadixIo {
     const uint32_t *keys_in, *values_in;  // values_in null: each value is its key's index in its array
     uint32_t *keys_out, *values_out;      // (pairs only)
@@ -132,10 +132,10 @@ struct RankStorage {
     uint32_t warp_sums[S::kWarps];
 };
 
-// The lanes of this warp whose digit is d's: a ballot a bit, each keeping the lanes that agree
-// with this one there (CUB's MatchAny: __match_any_sync is slower than eight ballots; ncu
-// counted its waits as the passes' largest stall). Precondition: the whole warp calls it.
-// The digit is bits [shift, shift + 8) of word (a Digits word, read in place).
+// The lanes of this warp whose digit is this lane's, the digit being bits [shift, shift + 8) of
+// word (a Digits word, read in place): a ballot a bit, each keeping the lanes that agree with this
+// one there (CUB's MatchAny, in place of __match_any_sync: BENCHMARKS, urejanje radix).
+// Precondition: the whole warp calls it.
 __device__ __forceinline__ uint32_t digit_peers(uint32_t word, int shift) {
     uint32_t peers = ~0u;
 #pragma unroll
@@ -162,9 +162,9 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // (radix_pass publishes them there, so the tiles after it wait less). The counts are scanned,
 // and each warp's counter of a digit becomes the digit's first place plus the keys of that digit
 // in the warps before. Then a warp's lanes with equal digits find each other item by item
-// (digit_peers) and the lowest of them adds their number to the counter (one shared atomic, which
-// also orders it before the next item's): a key's place is the counter before it plus its peers in
-// lower lanes. WHOLE: valid is S::kTile (no item is checked). On return rank.get(i) is item i's place in
+// (digit_peers) and the lowest of them adds their number to the counter (one shared atomic; the
+// shuffle of its result, and so the next item's ballots, wait for it, as in CUB's WARP_MATCH_ANY):
+// a key's place is the counter before it plus its peers in lower lanes. WHOLE: valid is S::kTile (no item is checked). On return rank.get(i) is item i's place in
 // the tile ordered by digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and
 // first[k] that digit's first place (both 0 for a digit the thread does not own). Preconditions:
 // every thread calls it; a __syncthreads() separates it from the next write to s.
@@ -378,7 +378,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     const uint32_t *values_in = before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out;
     uint32_t *keys_out = to_out ? io.keys_out : io.keys_tmp;
     uint32_t *values_out = to_out ? io.values_out : io.values_tmp;
-    // every tile but an array's last is whole: its code checks no item against the array's end
+    // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
+    // against the array's end
     if ((t + 1) * S::kTile <= io.n) pass_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
     else pass_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
 }
@@ -451,8 +452,9 @@ __device__ __forceinline__ void pass_tile(const RadixIo &io, const RadixState &s
     unsigned long long done = 0;
     if (threadIdx.x == 0) done = st.epoch->count_done();
 
-    // 5. the keys out, then the values; a place past the array's end (a look-back that gave up) is
-    // written at the array's last (a clamp, where a branch cost more than the store's address)
+    // 5. the keys out, then the values. A place past the array's end (counts that scratch did not
+    // hold zeroed) is written at the array's last slot, which then holds a wrong key, so the check
+    // fails; nothing is written outside the array (a clamp: a branch cost more than the address)
     const uint32_t last_place = uint32_t(io.n - 1);  // (radix: n < 2^32)
     uint32_t *out = keys_out + b * io.n;
 #pragma unroll
@@ -624,7 +626,7 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
         io.keys_tmp = reinterpret_cast<uint32_t *>(scratch + at.keys);
         io.values_tmp = p.pairs ? reinterpret_cast<uint32_t *>(scratch + at.values) : nullptr;
     }
-    // the output over the input: two passes at least (radix_scan)
+    // the output over the input: an even number of passes (radix_scan)
     const bool aliased = io.keys_in == io.keys_out || (p.pairs && io.values_in && io.values_in == io.values_out);
     const unsigned counting = unsigned(p.batch * st.chunks), arrays = unsigned(p.batch), tiles = unsigned(p.batch * st.tiles);
     TC_COUNTED_LAUNCH(L.next(counting, false), radix_histogram<<<counting, kRadixThreads, 0, s>>>(io, st));

@@ -18,7 +18,8 @@ const tc_program *tc_urejanje_program(void);
 
 /* Key types: TC_FLOAT32, TC_INT32, TC_UINT32. */
 
-/* base.threads: a power of two from 32 to 1024 (0: the variant's choice); base.blocks must be 0
+/* base.threads: 0 (the variant's choice), or what the variant's domain names (the networks: a
+ * power of two from 32 to 1024; radix: its passes' block, 256, 384 or 512); base.blocks must be 0
  * (every variant sizes its own grids). */
 typedef struct {
     tc_request base;
@@ -36,7 +37,7 @@ typedef struct {
     tc_dtype type;
     int descending;
     int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
-    int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array fits one tile, one block sorts it) */
+    int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array has at most 4096 keys, one block sorts it) */
     int64_t radix_chunk;     /* radix: keys one block of its histogram counts */
     int64_t radix_above;     /* best: arrays longer than this run radix's sort (from the device:
                               * its SMs x the network's smallest block), shorter ones the network */
