@@ -173,7 +173,7 @@ const tc_variant variants[VARIANTS] = {
     {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles rank by warp ballots and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",
      "any n < 2^32 and batch; threads 256, 384 or 512, the passes' block (tiles of 256 x 16, 384 x 20 or 512 x 16 keys; 0: "
-     "512 where an array has a tile of 8192 for every SM, else 256) (n = 2^32 or other threads: best)",
+     "512 where an array has a tile of 8192 for every SM and an SM holds two such blocks, else 256) (n = 2^32 or other threads: best)",
      "lower bound: read the keys once, write the result once (each pass reads and writes them again)",
      TC_OWN_GRID, TC_KERNELS(kradix)},
     {"cub", "baseline: cub::DeviceRadixSort (NaNs canonical first), or DeviceSegmentedSort for batches (floats as ordered words)",
