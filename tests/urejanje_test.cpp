@@ -445,6 +445,9 @@ TEST(Urejanje, RadixExact) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// The keys of a radix pass's tile for the request's threads (radix.cuh's pass shapes).
+static int64_t radix_tile(int threads) { return threads == 384 ? 384 * 20 : int64_t(threads) * 16; }
+
 // radix where the passes that run differ: one, two, three or four that move keys (uint32 keys
 // below 2^8, 2^16, 2^24, or any) or none (equal keys), so that the first pass writes the output or
 // scratch, each alone, in place or not, and a batch whose arrays run different sets (in one pass
@@ -466,7 +469,7 @@ TEST(Urejanje, RadixPassSets) {
     };
     int64_t lengths = 0;
     for (int threads : {256, 384, 512}) {
-        const int64_t tile = threads == 384 ? 384 * 20 : threads * 16;
+        const int64_t tile = radix_tile(threads);
         for (int64_t n : up_to_max_n({2 * tile, 2 * tile + 1})) {
             ++lengths;
             for (bool in_place : {false, true})
@@ -509,7 +512,7 @@ TEST(Urejanje, RadixExactEveryPassShape) {
     int64_t cases = 0;
     uint64_t seed = 11000;
     for (int threads : {384, 512}) {
-        const int64_t tile = threads == 384 ? 384 * 20 : 512 * 16;
+        const int64_t tile = radix_tile(threads);
         for (int64_t n : up_to_max_n({4097, tile - 1, tile, tile + 1, 2 * tile + 1, 65537, (1 << 20) + 3}))
             for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
                 for (int mode = 0; mode < 3; ++mode) {

@@ -123,7 +123,6 @@ struct Ranks {
     uint32_t w[(S::kItems + 1) / 2];
     __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 2] >> (16 * (i % 2))) & 0xffffu; }
     __device__ __forceinline__ void set(int i, uint32_t r) { w[i / 2] = i % 2 == 0 ? r : w[i / 2] | r << 16; }
-    __device__ __forceinline__ void add(int i, uint32_t r) { w[i / 2] += r << (16 * (i % 2)); }
 };
 
 template <class S>
@@ -338,55 +337,9 @@ struct PassStorage {
     uint32_t run;
 };
 
-// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
-//   1. every key's load is issued at once, then each key's digit is packed (Digits);
-//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
-//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
-//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
-//      value is needed only at the scatter, so its load waits for nothing and its latency hides
-//      behind the look-back;
-//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
-//      inclusive count, and publishes its inclusive count;
-//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
-//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
-//      the values, through the same shared words.
-// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
-// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
-// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
-// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
+// One tile of radix_pass (its steps 1 to 5, below); WHOLE: the tile has S::kTile keys.
 template <bool PAIRS, class S, bool WHOLE>
-__device__ __forceinline__ void pass_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
-                                          int64_t b, int64_t t, const uint32_t *keys_in, const uint32_t *values_in,
-                                          uint32_t *keys_out, uint32_t *values_out);
-
-template <bool PAIRS, class S>
-__global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
-    __shared__ PassStorage<PAIRS, S> s;
-    const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
-    const uint32_t passes = st.passes[b];
-    if (!((passes >> pass) & 1u)) {  // this array skips the pass
-        if (threadIdx.x == 0) st.epoch->advance_if_last(st.epoch->count_done(), gridDim.x);
-        return;
-    }
-    if (threadIdx.x == 0) s.run = st.epoch->read_counted();
-    // the pass's place among the array's passes: its input and output
-    const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
-    // (the last pass writes the output, the one before it scratch, and so on back: each reads what
-    // the pass before it wrote)
-    const bool to_out = ((last - before) & 1) == 0;
-    const uint32_t *keys_in = before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out;
-    const uint32_t *values_in = before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out;
-    uint32_t *keys_out = to_out ? io.keys_out : io.keys_tmp;
-    uint32_t *values_out = to_out ? io.values_out : io.values_tmp;
-    // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
-    // against the array's end
-    if ((t + 1) * S::kTile <= io.n) pass_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
-    else pass_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
-}
-
-// One tile of radix_pass (steps 1 to 5 above); WHOLE: the tile has S::kTile keys.
-template <bool PAIRS, class S, bool WHOLE>
-__device__ __forceinline__ void pass_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
+__device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
                                           int64_t b, int64_t t, const uint32_t *keys_in, const uint32_t *values_in,
                                           uint32_t *keys_out, uint32_t *values_out) {
     const int64_t first = t * S::kTile, at = b * io.n + first;  // the tile's first key: in its array, in all
@@ -484,6 +437,47 @@ __device__ __forceinline__ void pass_tile(const RadixIo &io, const RadixState &s
         }
     }
     if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
+}
+
+// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
+//   1. every key's load is issued at once, then each key's digit is packed (Digits);
+//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
+//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
+//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
+//      value is needed only at the scatter, so its load waits for nothing and its latency hides
+//      behind the look-back;
+//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
+//      inclusive count, and publishes its inclusive count;
+//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
+//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
+//      the values, through the same shared words.
+// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
+// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
+// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
+// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
+template <bool PAIRS, class S>
+__global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
+    __shared__ PassStorage<PAIRS, S> s;
+    const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
+    const uint32_t passes = st.passes[b];
+    if (!((passes >> pass) & 1u)) {  // this array skips the pass
+        if (threadIdx.x == 0) st.epoch->advance_if_last(st.epoch->count_done(), gridDim.x);
+        return;
+    }
+    if (threadIdx.x == 0) s.run = st.epoch->read_counted();
+    // the pass's place among the array's passes: its input and output
+    const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
+    // (the last pass writes the output, the one before it scratch, and so on back: each reads what
+    // the pass before it wrote)
+    const bool to_out = ((last - before) & 1) == 0;
+    const uint32_t *keys_in = before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out;
+    const uint32_t *values_in = before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out;
+    uint32_t *keys_out = to_out ? io.keys_out : io.keys_tmp;
+    uint32_t *values_out = to_out ? io.values_out : io.values_tmp;
+    // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
+    // against the array's end
+    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
+    else sort_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
 }
 
 // radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the
