@@ -84,27 +84,35 @@ inline int64_t floor_pow2(int64_t x) {
     return p;
 }
 
-// Blocks of `threads` (with `shared` bytes of dynamic shared memory) one SM of the device holds.
-// The device itself: the runtime's occupancy query. An emulated device (TECAJ_EMULATE): the
-// same rules from the kernel's registers and static shared memory against the profile's limits
-// (registers by warp in units of 256, a quarter of them a scheduler; shared memory in units of
-// 128 bytes plus the 1 KiB the system reserves per block from sm_80 on). Without the kernel, or where the runtime cannot say (a plan made
-// without a GPU): threads and blocks alone.
-inline int resident_blocks(const tc_device &dev, int threads, const void *kernel = nullptr, size_t shared = 0) {
+// Blocks of `threads` one SM of the device holds at `registers` a thread (0: not counted) and
+// `shared` bytes of shared memory a block, by the device's figures alone (no GPU): its threads,
+// its blocks, its registers by warp in units of 256 (each of the 4 schedulers holding a quarter),
+// and its shared memory in units of 128 bytes plus the 1 KiB the system reserves per block from
+// sm_80 on. 0 where not one fits.
+inline int64_t blocks_per_sm(const tc_device &dev, int threads, int registers, size_t shared) {
     const int warps = (threads + 31) / 32;
     int64_t per_sm = dev.max_threads_per_multiprocessor / (32 * warps);
     if (per_sm > dev.max_blocks_per_multiprocessor) per_sm = dev.max_blocks_per_multiprocessor;
+    const int64_t warp_registers = (int64_t(registers) * 32 + 255) / 256 * 256;
+    if (warp_registers > 0) per_sm = std::min(per_sm, 4 * (dev.registers_per_multiprocessor / 4 / warp_registers) / warps);
+    const size_t reserved = dev.compute_major >= 8 ? 1024 : 0, block = (shared + 127) / 128 * 128 + reserved;
+    return block > 0 ? std::min(per_sm, int64_t(dev.shared_per_multiprocessor / block)) : per_sm;
+}
+
+// Blocks of `threads` (with `shared` bytes of dynamic shared memory) one SM of the device holds.
+// The device itself: the runtime's occupancy query. An emulated device (TECAJ_EMULATE): the
+// same rules (blocks_per_sm) from the kernel's registers and static shared memory against the
+// profile's limits. Without the kernel, or where the runtime cannot say (a plan made without a
+// GPU): threads and blocks alone.
+inline int resident_blocks(const tc_device &dev, int threads, const void *kernel = nullptr, size_t shared = 0) {
+    int64_t per_sm = blocks_per_sm(dev, threads, 0, 0);
     cudaFuncAttributes a;
     int n = 0;
     if (kernel && dev.profile[0] == 0) {
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, shared) == cudaSuccess && n >= 1) return n;
         (void)cudaGetLastError();
     } else if (kernel && cudaFuncGetAttributes(&a, kernel) == cudaSuccess) {
-        // registers by warp in units of 256, each of the 4 schedulers holding a quarter
-        const int64_t warp_registers = (int64_t(a.numRegs) * 32 + 255) / 256 * 256;
-        if (warp_registers > 0) per_sm = std::min(per_sm, 4 * (dev.registers_per_multiprocessor / 4 / warp_registers) / warps);
-        const size_t reserved = dev.compute_major >= 8 ? 1024 : 0;
-        per_sm = std::min(per_sm, int64_t(dev.shared_per_multiprocessor / ((a.sharedSizeBytes + shared + 127) / 128 * 128 + reserved)));
+        per_sm = blocks_per_sm(dev, threads, a.numRegs, a.sharedSizeBytes + shared);
     } else if (kernel) {
         (void)cudaGetLastError();
     }
