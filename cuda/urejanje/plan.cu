@@ -200,10 +200,9 @@ int64_t histogram_wave(const tc_device &dev) {
 // once an array has one such tile for every SM, where the SM holds its blocks (threads and shared
 // memory); else 256 x 16, whose more tiles keep every SM busy (BENCHMARKS: urejanje radix).
 int radix_pass_threads(int64_t n, bool pairs, const tc_device &dev) {
-    using S = PassShape512;
+    using S = PassShape512;  // (its registers: bounded for S::kBlocks blocks on every architecture)
     const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
-    const bool fits = dev.max_threads_per_multiprocessor >= S::kBlocks * S::kThreads &&
-                      dev.shared_per_multiprocessor >= S::kBlocks * (shared + 1024);  // (1 KiB: the driver's own a block)
+    const bool fits = tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= S::kBlocks;
     return fits && n >= int64_t(dev.multiprocessors) * S::kTile ? S::kThreads : PassShape256::kThreads;
 }
 
