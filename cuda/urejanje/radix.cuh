@@ -337,20 +337,83 @@ struct PassStorage {
     uint32_t run;
 };
 
-// One tile of radix_pass (its steps 1 to 5, below); WHOLE: the tile has S::kTile keys.
+// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
+//   1. every key's load is issued at once, then each key's digit is packed (Digits);
+//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
+//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
+//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
+//      value is needed only at the scatter, so its load waits for nothing and its latency hides
+//      behind the look-back;
+//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
+//      inclusive count, and publishes its inclusive count;
+//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
+//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
+//      the values, through the same shared words.
+// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
+// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
+// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
+// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
+
+// The buffers a pass reads and writes in an array that runs it (passes: the array's, from
+// radix_scan): the last pass writes the output, the one before it scratch, and so on back, so
+// each reads what the pass before it wrote.
+struct PassBuffers {
+    const uint32_t *keys_in, *values_in;
+    uint32_t *keys_out, *values_out;
+};
+__device__ __forceinline__ PassBuffers pass_buffers(const RadixIo &io, uint32_t passes, int pass) {
+    const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
+    const bool to_out = ((last - before) & 1) == 0;
+    return {before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out,
+            before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out, to_out ? io.keys_out : io.keys_tmp,
+            to_out ? io.values_out : io.values_tmp};
+}
+
+// A tile's loads in radix_pass: the keys from global memory as the tile starts, the values after
+// its ranking (waiting in registers behind the look-back); and the block's done count, taken once
+// it has looked back (tile::Epoch's counted rule). Its pointers are set before the kernel chooses
+// between whole and short tiles, which keeps them out of both (512 x 16 pairs: 20 bytes of spills, not 60).
+template <bool PAIRS, class S>
+struct TileLoads {
+    const RadixState &st;
+    const uint32_t *tile_keys, *values_in;  // this thread's first key; the pass's values (null: each its key's index)
+    int64_t at, first;                      // the tile's first key: in all, in its array
+    uint32_t value[PAIRS ? S::kItems : 1];
+    unsigned long long done = 0;
+
+    __device__ __forceinline__ TileLoads(const RadixState &st, const PassBuffers &in, int64_t at, int64_t first)
+        : st(st), tile_keys(in.keys_in + at + item_at<S>(0)), values_in(in.values_in), at(at), first(first) {}
+    // (a pass never writes the buffer it reads: the read-only path)
+    __device__ __forceinline__ uint32_t key(int i) const { return __ldg(tile_keys + 32 * i); }
+    template <bool WHOLE>
+    __device__ __forceinline__ void load_values(int count) {
+        if constexpr (PAIRS) {
+            const uint32_t *tile_values = values_in ? values_in + at + item_at<S>(0) : nullptr;
+#pragma unroll
+            for (int i = 0; i < S::kItems; ++i)
+                value[i] = !WHOLE && item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
+        }
+    }
+    __device__ __forceinline__ void looked_back() {
+        if (threadIdx.x == 0) done = st.epoch->count_done();
+    }
+    __device__ __forceinline__ uint32_t value_of(int i) const { return value[i]; }
+    __device__ __forceinline__ void finished() {
+        if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
+    }
+};
+
+// One tile of radix_pass (steps 1 to 5 above), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
 template <bool PAIRS, class S, bool WHOLE>
 __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
-                                          int64_t b, int64_t t, const uint32_t *keys_in, const uint32_t *values_in,
-                                          uint32_t *keys_out, uint32_t *values_out) {
-    const int64_t first = t * S::kTile, at = b * io.n + first;  // the tile's first key: in its array, in all
+                                          int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads) {
+    const int64_t first = t * S::kTile;  // the tile's first key in its array
     const int count = WHOLE ? S::kTile : int(io.n - first);
-    // (a pass never writes the buffer it reads: the read-only path)
-    const uint32_t *tile_keys = keys_in + at + item_at<S>(0);
 
     // 1. the keys, every load in flight before the first digit
     uint32_t key[S::kItems];
 #pragma unroll
-    for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? __ldg(tile_keys + 32 * i) : 0u;
+    for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? loads.key(i) : 0u;
     Digits<S> digits;
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
@@ -380,13 +443,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i)
         if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = key[i];
-    uint32_t value[PAIRS ? S::kItems : 1];
-    if constexpr (PAIRS) {
-        const uint32_t *tile_values = values_in ? values_in + at + item_at<S>(0) : nullptr;
-#pragma unroll
-        for (int i = 0; i < S::kItems; ++i)
-            value[i] = !WHOLE && item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
-    }
+    loads.template load_values<WHOLE>(count);
 
     // 4. the tiles before: each thread's digits
     const RadixTiles words{st.status, s.run};
@@ -402,8 +459,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
         s.bin_start[bin] += earlier;
     }
     __syncthreads();
-    unsigned long long done = 0;
-    if (threadIdx.x == 0) done = st.epoch->count_done();
+    loads.looked_back();
 
     // 5. the keys out, then the values. A place past the array's end (counts that scratch did not
     // hold zeroed) is written at the array's last slot, which then holds a wrong key, so the check
@@ -424,7 +480,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
         __syncthreads();  // the keys read: the same words take the values
 #pragma unroll
         for (int i = 0; i < S::kItems; ++i)
-            if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = value[i];
+            if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = loads.value_of(i);
         __syncthreads();
         uint32_t *vout = values_out + b * io.n;
 #pragma unroll
@@ -436,25 +492,9 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
             }
         }
     }
-    if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
+    loads.finished();
 }
 
-// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
-//   1. every key's load is issued at once, then each key's digit is packed (Digits);
-//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
-//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
-//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
-//      value is needed only at the scatter, so its load waits for nothing and its latency hides
-//      behind the look-back;
-//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
-//      inclusive count, and publishes its inclusive count;
-//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
-//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
-//      the values, through the same shared words.
-// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
-// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
-// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
-// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
 template <bool PAIRS, class S>
 __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
@@ -465,19 +505,12 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
         return;
     }
     if (threadIdx.x == 0) s.run = st.epoch->read_counted();
-    // the pass's place among the array's passes: its input and output
-    const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
-    // (the last pass writes the output, the one before it scratch, and so on back: each reads what
-    // the pass before it wrote)
-    const bool to_out = ((last - before) & 1) == 0;
-    const uint32_t *keys_in = before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out;
-    const uint32_t *values_in = before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out;
-    uint32_t *keys_out = to_out ? io.keys_out : io.keys_tmp;
-    uint32_t *values_out = to_out ? io.values_out : io.values_tmp;
+    const PassBuffers at = pass_buffers(io, passes, pass);
+    TileLoads<PAIRS, S> loads(st, at, b * io.n + t * S::kTile, t * S::kTile);
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
     // against the array's end
-    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
-    else sort_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, keys_in, values_in, keys_out, values_out);
+    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, at.keys_out, at.values_out, loads);
+    else sort_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, at.keys_out, at.values_out, loads);
 }
 
 // radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the
