@@ -307,9 +307,10 @@ __global__ void bitonic_best_small(Io io) {
 // ---- planning the passes --------------------------------------------------------------------
 
 // best's block: E = 16 x threads elements (1024..8192), no more than one array, no more words
-// than the device's shared memory per block holds, and shrunk (down to 1024) until the grid has
-// a block for every SM (the SMs rounded down to a power of two). Arrays shorter than 1024 are
-// sorted whole by bitonic_best_small.
+// than the device's shared memory per block holds. An array that fits one block is sorted in one
+// launch; a longer one's block shrinks (down to 1024) until the grid has a block for every SM
+// (the SMs rounded down to a power of two). Arrays shorter than 1024 are sorted whole by
+// bitonic_best_small.
 constexpr int kMinBlockLog = 10, kMaxBlockLog = 13;
 template <typename T>
 int largest_log(const tc_device &dev) {
@@ -323,7 +324,7 @@ int block_log(const tc_urejanje_plan &p, const tc_device &dev) {
     int e = tc::ceil_log2(int64_t(p.launch.threads) * kR);
     e = e < kMinBlockLog ? kMinBlockLog : e > top ? top : e;
     const int lp = tc::ceil_log2(p.padded);
-    if (e > lp) e = lp;
+    if (e >= lp) return lp;  // the array fits one block: one launch, which beats merges on more SMs
     while (e > kMinBlockLog && ((p.padded * p.batch) >> e) < tc::floor_pow2(dev.multiprocessors)) --e;
     return e;
 }
