@@ -182,8 +182,34 @@ func bars(b *strings.Builder, r *Report, counter string) error {
 	return nil
 }
 
+// SameBytes: every variant of every size moves about the same bytes (within 10%: a reduction's
+// partials), so that their GB/s compare the same work; a sort's network counts each of its passes,
+// radix and CUB the keys once.
+func SameBytes(reports []*Report) bool {
+	for _, r := range reports {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, row := range r.Rows {
+			if row.Refused == "" && !math.IsNaN(float64(row.Bytes)) {
+				lo, hi = math.Min(lo, float64(row.Bytes)), math.Max(hi, float64(row.Bytes))
+			}
+		}
+		if hi > 1.1*lo {
+			return false
+		}
+	}
+	return true
+}
+
+// lines draws a sweep: GB/s against n, or, where the variants must move different bytes for the
+// same n, millions of items a second (n / kernel time), which then compares them.
 func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 	type point struct{ n, v float64 }
+	rate := func(row Row) float64 { return float64(row.GBps) }
+	label := ""
+	if !SameBytes(reports) {
+		rate = func(row Row) float64 { return float64(row.MItemsPS) }
+		label = fmt.Sprintf("millions of %s a second (n / kernel time)", reports[0].Unit)
+	}
 	series := map[string][]point{}
 	var order []string
 	top, copyGBps := 0.0, math.NaN()
@@ -195,25 +221,32 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		}
 		n := float64(r.N)
 		lo, hi = math.Min(lo, n), math.Max(hi, n)
+		least := math.Inf(1)
 		for _, row := range r.Rows {
-			if row.Refused != "" || math.IsNaN(float64(row.GBps)) {
+			if row.Refused != "" || math.IsNaN(rate(row)) {
 				continue
 			}
 			if _, ok := series[row.Variant]; !ok {
 				order = append(order, row.Variant)
 			}
-			series[row.Variant] = append(series[row.Variant], point{n, float64(row.GBps)})
-			top = math.Max(top, float64(row.GBps))
-			if l2Bytes > 0 && math.IsNaN(l2At) && float64(row.Bytes) > l2Bytes {
-				l2At = n
+			series[row.Variant] = append(series[row.Variant], point{n, rate(row)})
+			top = math.Max(top, rate(row))
+			if !math.IsNaN(float64(row.Bytes)) {
+				least = math.Min(least, float64(row.Bytes))
 			}
 		}
+		if l2Bytes > 0 && math.IsNaN(l2At) && !math.IsInf(least, 1) && least > l2Bytes { // (the least a variant moves: its inputs and output)
+			l2At = n
+		}
 	}
-	if len(order) == 0 || lo >= hi {
+	if len(order) == 0 || lo >= hi || !(top > 0) {
 		return fmt.Errorf("a sweep needs rates at two sizes or more")
 	}
+	if label != "" {
+		copyGBps = math.NaN() // (no copy line on a scale of items)
+	}
 	top = math.Max(top, zeroIfNaN(copyGBps)) * 1.12
-	y := yAxis(b, top, "")
+	y := yAxis(b, top, label)
 	x := func(n float64) float64 {
 		return float64(marginL) + (math.Log2(n)-math.Log2(lo))/(math.Log2(hi)-math.Log2(lo))*float64(plotW-marginL-marginR)
 	}

@@ -520,7 +520,7 @@ func ReadCSV(r io.Reader) ([]*Report, error) {
 		}
 		r := out[len(out)-1]
 		r.Rows = append(r.Rows, Row{Variant: get(rec, "variant"), Refused: get(rec, "refused"), KernelMs: num(rec, "kernel_ms"),
-			SpreadPct: num(rec, "spread_pct"), HostMs: num(rec, "host_ms"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"),
+			SpreadPct: num(rec, "spread_pct"), HostMs: num(rec, "host_ms"), TotalMs: num(rec, "total_ms"), Bytes: num(rec, "bytes"), GBps: num(rec, "gb_per_s"), MItemsPS: num(rec, "mitems_per_s"),
 			Step: num(rec, "step"), SpeedUp: num(rec, "speed_up"), Result: num(rec, "result"), Pass: get(rec, "pass") == "true", Note: get(rec, "note"),
 			Counters: readCounters(func(name string) Num { return num(rec, name) }, func(name string) string { return get(rec, name) })})
 	}

@@ -198,12 +198,13 @@ func svgElements(t *testing.T, svg string) (map[string]int, string) {
 
 // -plot's pictures, parsed as XML: one size draws a bar a variant that ran, with its step, and
 // the copy line; a sweep a line a variant, the copy line and where the inputs pass L2, the axes'
-// labels and a legend entry a variant; nothing to plot is an error.
+// labels and a legend entry a variant, or items a second where the variants move unlike bytes;
+// nothing to plot is an error.
 func TestSVG(t *testing.T) {
 	mk := func(n int64, ms ...float64) *Report {
 		r := &Report{Program: "p", Params: "-op min", Device: "card", N: n, Unit: "elements", CopyGBps: 2000}
 		for i, m := range ms {
-			r.Rows = append(r.Rows, Row{Variant: string(rune('a' + i)), KernelMs: Num(m), TotalMs: Num(m), Bytes: Num(4 * float64(n)), Pass: true})
+			r.Rows = append(r.Rows, Row{Variant: string(rune('a' + i)), KernelMs: Num(m), TotalMs: Num(m), Bytes: Num(4 * float64(n)), Items: n, Pass: true})
 		}
 		r.Rows = append(r.Rows, Row{Variant: "z", Refused: "outside"})
 		r.Derive()
@@ -234,6 +235,20 @@ func TestSVG(t *testing.T) {
 		if !strings.Contains(texts, want) {
 			t.Errorf("sweep: no %q in the texts:\n%s", want, texts)
 		}
+	}
+	// variants that must move different bytes (a sort's network and radix): items a second, no copy line
+	unlike := []*Report{mk(1<<10, 1e-3, 2e-3), mk(1<<20, 1, 2)}
+	for _, r := range unlike {
+		r.Rows[1].Bytes = Num(40 * float64(r.N))
+		r.Derive()
+	}
+	var items strings.Builder
+	if err := WriteSVG(&items, unlike, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, texts = svgElements(t, items.String())
+	if !strings.Contains(texts, "millions of elements a second (n / kernel time)") || strings.Contains(texts, "GB/s") {
+		t.Errorf("unlike bytes: not drawn as items a second:\n%s", texts)
 	}
 	if err := WriteSVG(&sweep, []*Report{{Program: "p", N: 5, CopyGBps: Num(math.NaN())}}, 0); err == nil {
 		t.Error("a report with no rates was drawn")

@@ -354,8 +354,13 @@ func single(b *strings.Builder, r *report.Report) {
 	}
 }
 
-// sweep: a row a size, a column a variant's GB/s (a refused or failed cell: -).
+// sweep: a row a size, a column a variant's GB/s, or its kernel us where the variants move unlike
+// bytes (report.SameBytes: a sort's network and radix); a refused or failed cell: -.
 func sweep(b *strings.Builder, group []*report.Report) {
+	cell, unit := func(row report.Row) string { return rate(row.GBps) }, "GB/s"
+	if !report.SameBytes(group) {
+		cell, unit = func(row report.Row) string { return micro(float64(row.KernelMs) * 1e3) }, "kernel us"
+	}
 	var variants []string
 	seen := map[string]bool{}
 	for _, r := range group {
@@ -366,14 +371,14 @@ func sweep(b *strings.Builder, group []*report.Report) {
 			}
 		}
 	}
-	fmt.Fprintf(b, "GB/s\n\n| n | %s |\n|%s\n", strings.Join(variants, " | "), strings.Repeat(" --- |", len(variants)+1))
+	fmt.Fprintf(b, "%s\n\n| n | %s |\n|%s\n", unit, strings.Join(variants, " | "), strings.Repeat(" --- |", len(variants)+1))
 	for _, r := range group {
 		cells := make([]string, len(variants))
 		for i, v := range variants {
 			cells[i] = "-"
 			for _, row := range r.Rows {
 				if row.Variant == v && row.Refused == "" && row.Pass {
-					cells[i] = rate(row.GBps)
+					cells[i] = cell(row)
 				}
 			}
 		}

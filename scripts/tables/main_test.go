@@ -65,6 +65,21 @@ func TestRender(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, md)
 		}
 	}
+	// a sort's sweep: the network moves more bytes than radix, so the cells are kernel us
+	sorts := filepath.Join(dir, "sorts.csv")
+	writeRun(t, sorts, []*report.Report{
+		run("urejanje", 1<<20, report.Row{Variant: "nl", KernelMs: 0.5, TotalMs: 0.5, Bytes: 8e8, Pass: true},
+			report.Row{Variant: "radix", KernelMs: 0.07, TotalMs: 0.07, Bytes: 8e6, Pass: true}),
+		run("urejanje", 1<<22, report.Row{Variant: "nl", KernelMs: 2, TotalMs: 2, Bytes: 4e9, Pass: true},
+			report.Row{Variant: "radix", KernelMs: 0.2, TotalMs: 0.2, Bytes: 3.2e7, Pass: true})})
+	if md, err = render(sorts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kernel us\n\n| n | nl | radix |", "| 2^20 | 500 | 70 |", "| 2^22 | 2000.0 | 200 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
 	doc := filepath.Join(dir, "doc.md")
 	text := "# Title\n\n<!-- tables: sweep.csv -->\nold\n<!-- end tables -->\nafter\n"
 	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
