@@ -641,9 +641,9 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.radix, 0);  // (best past radix's domain: the network)
 }
 
-// best chooses from the device: arrays longer than its SMs x 1024 keys take radix's sort (the same
+// best chooses from the device: arrays longer than its SMs x 256 keys take radix's sort (the same
 // plan as radix's), shorter ones the network, one array or a batch, keys or pairs, any key type;
-// given threads keep the network. The threshold follows the SMs: 2^16 keys take radix on the
+// given threads keep the network. The threshold follows the SMs: 2^15 keys take radix on the
 // t4's 40 and the network on the h200's 132. No GPU needed.
 TEST(Urejanje, BestChoosesByTheDevice) {
     const int best = find("best"), radix = find("radix");
@@ -654,7 +654,7 @@ TEST(Urejanje, BestChoosesByTheDevice) {
     for (const char *name : {"t4", "rtx3060", "a100", "h200"}) {
         tc_device d;
         ASSERT_EQ(TC_OK, tc_device_profile(name, &d)) << name;
-        const int64_t above = int64_t(d.multiprocessors) * 1024;
+        const int64_t above = int64_t(d.multiprocessors) * 256;
         aboves.push_back(above);
         tc_urejanje_plan p, r;
         for (int64_t n : {int64_t(1), int64_t(1000), int64_t(4097), above - 1, above, above + 1, int64_t(1) << 20,
@@ -695,12 +695,20 @@ TEST(Urejanje, BestChoosesByTheDevice) {
     ASSERT_EQ(TC_OK, tc_device_profile("t4", &t4));
     ASSERT_EQ(TC_OK, tc_device_profile("h200", &h200));
     tc_urejanje_plan p;
-    ASSERT_EQ(TC_OK, plan(best, 1 << 16, 1, true, 0, &t4, &p));
+    ASSERT_EQ(TC_OK, plan(best, 1 << 15, 1, true, 0, &t4, &p));
     EXPECT_EQ(p.radix, 1);
-    ASSERT_EQ(TC_OK, plan(best, 1 << 16, 1, true, 0, &h200, &p));
+    ASSERT_EQ(TC_OK, plan(best, 1 << 15, 1, true, 0, &h200, &p));
     EXPECT_EQ(p.radix, 0);
     ASSERT_EQ(TC_OK, plan(best, 1 << 18, 1, true, 0, &h200, &p));
     EXPECT_EQ(p.radix, 1);
+    // an array that fits one of the network's blocks sorts in one launch (the h200's blocks hold
+    // 8192 pairs; the t4's 4096, so there 8192 pairs take blocks of 1024 and three merges of two passes)
+    ASSERT_EQ(TC_OK, plan(best, 4096, 1, false, 0, &h200, &p));
+    EXPECT_EQ(p.launch.launches, 1);
+    ASSERT_EQ(TC_OK, plan(best, 8192, 1, true, 0, &h200, &p));
+    EXPECT_EQ(p.launch.launches, 1);
+    ASSERT_EQ(TC_OK, plan(best, 8192, 1, true, 0, &t4, &p));
+    EXPECT_EQ(p.launch.launches, 7);
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {  // radix is radix's; the networks' never
         if (v == best || v == find("cub")) continue;  // (CUB's plan asks the device for its temp storage)
         ASSERT_EQ(TC_OK, plan(v, 1 << 20, 1, false, 0, &t4, &p)) << v;

@@ -316,9 +316,9 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 func bestChoice(pl *gpu.UrejanjePlan, threads int) string {
 	switch {
 	case pl.Radix:
-		return fmt.Sprintf("chose radix: %d keys an array > %d (the SMs x 1024)", pl.N, pl.RadixAbove)
+		return fmt.Sprintf("chose radix: %d keys an array > %d (the SMs x 256)", pl.N, pl.RadixAbove)
 	case pl.N <= pl.RadixAbove:
-		return fmt.Sprintf("chose the network: %d keys an array <= %d (the SMs x 1024)", pl.N, pl.RadixAbove)
+		return fmt.Sprintf("chose the network: %d keys an array <= %d (the SMs x 256)", pl.N, pl.RadixAbove)
 	case threads != 0:
 		return "chose the network: -threads sizes its block"
 	default:

@@ -144,10 +144,10 @@ func TestBestChoice(t *testing.T) {
 		threads int
 		want    string
 	}{
-		{plan(1<<20, 135168, true), 0, "chose radix: 1048576 keys an array > 135168"},
-		{plan(1<<16, 135168, false), 0, "chose the network: 65536 keys an array <= 135168"},
-		{plan(1<<20, 135168, false), 512, "chose the network: -threads"},
-		{plan(1<<32, 135168, false), 0, "chose the network: outside radix's domain"},
+		{plan(1<<20, 33792, true), 0, "chose radix: 1048576 keys an array > 33792"},
+		{plan(1<<15, 33792, false), 0, "chose the network: 32768 keys an array <= 33792"},
+		{plan(1<<20, 33792, false), 512, "chose the network: -threads"},
+		{plan(1<<32, 33792, false), 0, "chose the network: outside radix's domain"},
 	} {
 		if got := bestChoice(c.pl, c.threads); !strings.HasPrefix(got, c.want) {
 			t.Errorf("bestChoice(n=%d, radix %v, threads %d) = %q, want it to begin %q", c.pl.N, c.pl.Radix, c.threads, got, c.want)

@@ -43,8 +43,8 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if err != nil || r.Launches != 6 || r.Threads != 384 || r.Blocks != 137 {
 		t.Errorf("radix plan with -threads 384 %+v, %v", r, err)
 	}
-	// best: radix's sort past the device's SMs x 1024 keys an array, the network up to it
-	above := int64(prof.Multiprocessors) * 1024
+	// best: radix's sort past the device's SMs x 256 keys an array, the network up to it
+	above := int64(prof.Multiprocessors) * 256
 	for _, c := range []struct {
 		n, batch int64
 		threads  int
