@@ -5,9 +5,12 @@
 // place (radix_pass's scatter, with no ranking and no look-back). Beside it: the same kernel
 // storing each key at its own index (no scatter), cudaMemcpy of the same bytes, and the sort each
 // scatter rate implies: one read of the keys (the histogram), then ceil(32 / W) passes. It is not a
-// floor under the sorts' passes: theirs, which the look-back keeps close to tile order, ran faster
-// on the H100 (BENCHMARKS, the radix section); it shows what the digit width does to the writes.
+// floor under the sorts' passes: on the H100 CUB's, which the look-back keeps close to tile order,
+// ran faster than it at 2 blocks an SM and at 4 (BENCHMARKS, the radix section); it shows what the
+// digit width does to the writes.
 //   bash gpu-bundle/run.sh bench
+#include <algorithm>
+
 #include "timing.cuh"
 
 constexpr int kThreads = 512, kItems = 16, kTile = kThreads * kItems;
@@ -111,7 +114,7 @@ __global__ void __launch_bounds__(kThreads) read_all(const uint32_t *keys, uint3
 
 template <int W, bool PAIRS>
 void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32_t *values_out, uint32_t *scratch,
-         size_t half_sm) {
+         size_t per_sm, size_t reserved) {
     constexpr int R = 1 << W;
     const int64_t tiles = n / kTile;
     uint32_t *counts, *base, *totals;
@@ -134,17 +137,25 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
     const unsigned grid = unsigned(tiles);
     const auto scatter = pass<W, PAIRS, true>;
     const float us = time_us([&] { scatter<<<grid, kThreads>>>(keys, values, base, keys_out, values_out); }, 10, 2);
-    // the same at 2 blocks an SM (radix_pass's), by a dynamic shared request that leaves room for no third
-    CK(cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, int(half_sm)));
+    // the same at 2 blocks an SM (radix_pass's), by a dynamic shared request that leaves room for no
+    // third: half an SM's shared memory less the block's own and the system's reserve
+    cudaFuncAttributes attr;
+    CK(cudaFuncGetAttributes(&attr, scatter));
+    const size_t dynamic = per_sm / 2 - attr.sharedSizeBytes - reserved;
+    CK(cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic)));
     CK(cudaFuncSetAttribute(scatter, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
-    const float us2 = time_us([&] { scatter<<<grid, kThreads, half_sm>>>(keys, values, base, keys_out, values_out); }, 10, 2);
+    int blocks2 = 0, blocks = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scatter, kThreads, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks2, scatter, kThreads, dynamic));
+    const float us2 = time_us([&] { scatter<<<grid, kThreads, dynamic>>>(keys, values, base, keys_out, values_out); }, 10, 2);
     const float ordered = time_us([&] { pass<W, PAIRS, false><<<grid, kThreads>>>(keys, values, base, keys_out, values_out); }, 10, 2);
     const size_t bytes = sizeof(uint32_t) * size_t(n) * (PAIRS ? 2 : 1);
     const float copy = time_us([&] { CK(cudaMemcpyAsync(keys_out, keys, bytes, cudaMemcpyDeviceToDevice)); }, 10, 2);
     const float hist = time_us([&] { read_all<<<grid, kThreads>>>(keys, scratch); }, 10, 2);
     CK(cudaGetLastError());
 
-    // the scatter's output: grouped by digit, the same keys (their sum)
+    // the scatter's output, over poison: grouped by digit, the same keys (their sum)
+    CK(cudaMemset(keys_out, 0xff, 4 * n));
     scatter<<<grid, kThreads>>>(keys, values, base, keys_out, values_out);
     std::vector<uint32_t> in(n), out(n);
     CK(cudaMemcpy(in.data(), keys, 4 * n, cudaMemcpyDeviceToHost));
@@ -158,11 +169,12 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
 
     const int passes = (32 + W - 1) / W;
     const double gb = 2.0 * double(bytes) / 1e9;
-    printf("%-5s 2^%-2d %2d-bit digits (%4.0f keys a run): scatter %8.1f us (%4.0f GB/s, %5.1f%% of cudaMemcpy), at 2 "
-           "blocks an SM %8.1f; in order %8.1f; cudaMemcpy %8.1f; reading the keys %7.1f. A sort at this scatter: %6.0f us "
-           "(%d passes)  %s\n",
-           PAIRS ? "pairs" : "keys", int(__builtin_ctzll(uint64_t(n))), W, double(kTile) / R, us, gb / us * 1e6,
-           100.0 * copy / us, us2, ordered, copy, hist, hist + passes * us, passes, ok ? "ok" : "WRONG: not grouped by digit");
+    printf("%-5s 2^%-2d %2d-bit digits (%4.0f keys a run): scatter %8.1f us at %d blocks an SM (%4.0f GB/s, %5.1f%% of "
+           "cudaMemcpy), %8.1f at %d; in order %8.1f; cudaMemcpy %8.1f; reading the keys %7.1f. A sort at this scatter: "
+           "%6.0f us (%d passes)  %s\n",
+           PAIRS ? "pairs" : "keys", int(__builtin_ctzll(uint64_t(n))), W, double(kTile) / R, us, blocks, gb / us * 1e6,
+           100.0 * copy / us, us2, blocks2, ordered, copy, hist, hist + passes * std::min(us, us2), passes,
+           ok ? "ok" : "WRONG: not grouped by digit, or not the same keys");
     CK(cudaFree(counts));
     CK(cudaFree(base));
     CK(cudaFree(totals));
@@ -179,13 +191,11 @@ int main() {
     CK(cudaMemset(values, 0x5a, 4 * most));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    // dynamic shared memory a block such that an SM holds two, not three
-    const size_t half_sm = prop.sharedMemPerMultiprocessor / 2 - 8192;
     printf("%s: a radix pass's memory traffic alone (tiles of %d keys, each already grouped by digit)\n", prop.name, kTile);
-    row<8, false>(most, keys, values, keys_out, values_out, scratch, half_sm);
-    row<11, false>(most, keys, values, keys_out, values_out, scratch, half_sm);
-    row<8, false>(most / 4, keys, values, keys_out, values_out, scratch, half_sm);
-    row<8, true>(most / 4, keys, values, keys_out, values_out, scratch, half_sm);
-    row<11, true>(most / 4, keys, values, keys_out, values_out, scratch, half_sm);
+    row<8, false>(most, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
+    row<11, false>(most, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
+    row<8, false>(most / 4, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
+    row<8, true>(most / 4, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
+    row<11, true>(most / 4, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
     return 0;
 }

@@ -15,6 +15,9 @@ plot -o $i/urejanje-pairs-sweep.svg -variants nl,best,radix,cub -l2 50 $r/urejan
 if command -v rsvg-convert >/dev/null; then
   for f in $i/*.svg; do rsvg-convert -w 800 "$f" -o "${f%.svg}.png"; done
 elif command -v chromium >/dev/null; then
-  for f in $i/*.svg; do chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=800,480 --screenshot="${f%.svg}.png" "$f" 2>/dev/null; done
+  for f in $i/*.svg; do
+    chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=800,480 --screenshot="${f%.svg}.png" "$f" 2>/dev/null ||
+      echo "pictures.sh: chromium could not render $f" >&2
+  done
 fi
 ls -l $i

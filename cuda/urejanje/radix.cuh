@@ -337,23 +337,6 @@ struct PassStorage {
     uint32_t run;
 };
 
-// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
-//   1. every key's load is issued at once, then each key's digit is packed (Digits);
-//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
-//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
-//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
-//      value is needed only at the scatter, so its load waits for nothing and its latency hides
-//      behind the look-back;
-//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
-//      inclusive count, and publishes its inclusive count;
-//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
-//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
-//      the values, through the same shared words.
-// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
-// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
-// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
-// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
-
 // The buffers a pass reads and writes in an array that runs it (passes: the array's, from
 // radix_scan): the last pass writes the output, the one before it scratch, and so on back, so
 // each reads what the pass before it wrote.
@@ -403,7 +386,7 @@ struct TileLoads {
     }
 };
 
-// One tile of radix_pass (steps 1 to 5 above), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
+// One tile of radix_pass (its steps 1 to 5, below), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
 template <bool PAIRS, class S, bool WHOLE>
 __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
                                           int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads) {
@@ -495,6 +478,22 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     loads.finished();
 }
 
+// radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
+//   1. every key's load is issued at once, then each key's digit is packed (Digits);
+//   2. the tile ranks its keys by digit (rank_tile) and publishes its digit counts as soon as they
+//      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
+//   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
+//      value is needed only at the scatter, so its load waits for nothing and its latency hides
+//      behind the look-back;
+//   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
+//      inclusive count, and publishes its inclusive count;
+//   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
+//      warp writes 32 consecutive slots and a run of one digit lands on consecutive places; then
+//      the values, through the same shared words.
+// Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
+// dispatched in index order, so every tile a look-back waits for is running or done (no ticket
+// needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
+// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
 template <bool PAIRS, class S>
 __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
@@ -505,12 +504,12 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
         return;
     }
     if (threadIdx.x == 0) s.run = st.epoch->read_counted();
-    const PassBuffers at = pass_buffers(io, passes, pass);
-    TileLoads<PAIRS, S> loads(st, at, b * io.n + t * S::kTile, t * S::kTile);
+    const PassBuffers buf = pass_buffers(io, passes, pass);
+    TileLoads<PAIRS, S> loads(st, buf, b * io.n + t * S::kTile, t * S::kTile);
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
     // against the array's end
-    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, at.keys_out, at.values_out, loads);
-    else sort_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, at.keys_out, at.values_out, loads);
+    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    else sort_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
 }
 
 // radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the

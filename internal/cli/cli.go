@@ -38,7 +38,7 @@ type Options struct {
 	N          int64           // the size of the run in hand
 	Sizes      []int64         // every size -n names (one, a list, or a range)
 	CSV        string          // -csv FILE: one row per (variant, size)
-	Plot       string          // -plot FILE.svg: GB/s against n (a sweep), or the variants' bars (one size)
+	Plot       string          // -plot FILE.svg: GB/s (or items a second) against n (a sweep), or the variants' bars (one size)
 	Set        map[string]bool // the flags given on the command line (a data file's shape decides the rest)
 	Variant    string
 	Threads    int

@@ -16,7 +16,7 @@ func (c Command) parse(args []string, stderr io.Writer) (Options, error) {
 	fs.SetOutput(stderr)
 	fs.Var((*SizeList)(&o.Sizes), "n", "elements (1000000, 1e6, 2^20, 1<<20, 2^20+3), or several: a list 2^10,2^20,2^28 or a range of\n"+
 		"powers of two 2^10..2^28 (2^10..2^28x4: every other one); each size is run in turn")
-	fs.StringVar(&o.Plot, "plot", "", "draw the run to this .svg file: GB/s against n for a sweep, the variants as bars for one size")
+	fs.StringVar(&o.Plot, "plot", "", "draw the run to this .svg file: GB/s against n for a sweep (millions of items a second where the variants move unlike bytes, as the sorts do), the variants as bars for one size")
 	fs.StringVar(&o.CSV, "csv", "", "also write every row, one a (variant, size), with the run's parameters, to this .csv file")
 	fs.StringVar(&o.Variant, "variant", c.Default, "variant name (see -list), a comma-separated list of them ("+c.listExample()+"), or all for a table of every variant")
 	fs.IntVar(&o.Threads, "threads", 0, "threads per block: a multiple of 32 from 32 to 1024; 0 lets each variant choose")

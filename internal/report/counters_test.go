@@ -151,7 +151,7 @@ func TestClaims(t *testing.T) {
 // -csv keeps the counters, and ReadCSV reads them back; rows without counters stay without.
 func TestCountersCSV(t *testing.T) {
 	r := &Report{Program: "redukcija", N: 33, Unit: "elements", Rows: []Row{
-		{Variant: "r0", Bytes: 132, Counters: countersOf(7, 3, 2, 40.5)}, {Variant: "cpu"}}}
+		{Variant: "r0", Bytes: 132, MItemsPS: 12.5, Counters: countersOf(7, 3, 2, 40.5)}, {Variant: "cpu"}}}
 	var b bytes.Buffer
 	if err := WriteCSV(&b, []*Report{r}); err != nil {
 		t.Fatal(err)
@@ -163,6 +163,9 @@ func TestCountersCSV(t *testing.T) {
 	c := back[0].Rows[0].Counters
 	if c == nil || c.Divergent != 7 || c.Conflicts != 3 || c.Warps != 2 || c.InstWarp != 40.5 || c.DRAM() != 1010 || c.Kernels != 1 {
 		t.Fatalf("read back: %+v", c)
+	}
+	if back[0].Rows[0].MItemsPS != 12.5 { // (a sort's sweep draws it)
+		t.Errorf("items a second read back: %v", back[0].Rows[0].MItemsPS)
 	}
 	if back[0].Rows[1].Counters != nil {
 		t.Errorf("cpu got counters: %+v", back[0].Rows[1].Counters)

@@ -12,7 +12,9 @@ import (
 
 // The pictures -plot draws, in SVG (standard library only), 800 px wide:
 //   - a sweep (several sizes): GB/s against n on a log scale, a line a variant, the copy ceiling
-//     as a horizontal line, and where the inputs stop fitting the card's L2 a vertical one;
+//     as a horizontal line, and where the inputs stop fitting the card's L2 a vertical one; where
+//     the variants move unlike bytes (a sort's network and radix), millions of items a second and
+//     no copy line;
 //   - one size: the variants as bars in table order, GB/s with each step's speed-up written on
 //     its bar (the lecture's staircase), and the copy ceiling as a line.
 
@@ -189,7 +191,7 @@ func SameBytes(reports []*Report) bool {
 	for _, r := range reports {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, row := range r.Rows {
-			if row.Refused == "" && !math.IsNaN(float64(row.Bytes)) {
+			if row.Refused == "" && row.Bytes > 0 { // (0 or NaN: not counted)
 				lo, hi = math.Min(lo, float64(row.Bytes)), math.Max(hi, float64(row.Bytes))
 			}
 		}
@@ -223,7 +225,7 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		lo, hi = math.Min(lo, n), math.Max(hi, n)
 		least := math.Inf(1)
 		for _, row := range r.Rows {
-			if row.Refused != "" || math.IsNaN(rate(row)) {
+			if row.Refused != "" || math.IsNaN(rate(row)) || math.IsInf(rate(row), 0) {
 				continue
 			}
 			if _, ok := series[row.Variant]; !ok {
@@ -231,7 +233,7 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 			}
 			series[row.Variant] = append(series[row.Variant], point{n, rate(row)})
 			top = math.Max(top, rate(row))
-			if !math.IsNaN(float64(row.Bytes)) {
+			if row.Bytes > 0 {
 				least = math.Min(least, float64(row.Bytes))
 			}
 		}
@@ -262,7 +264,21 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#888" stroke-dasharray="2 3"/>`+"\n", xv, xv, marginT, plotH-marginB)
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#555">inputs past L2 (%.0f MiB)</text>`+"\n", xv+4, marginT+12, l2Bytes/(1<<20))
 	}
+	// best drawn last, over a line it may share (best is radix where it chose radix), its place in
+	// the legend and its colour kept
+	drawn := make([]int, 0, len(order))
 	for i, name := range order {
+		if name != "best" {
+			drawn = append(drawn, i)
+		}
+	}
+	for i, name := range order {
+		if name == "best" {
+			drawn = append(drawn, i)
+		}
+	}
+	for _, i := range drawn {
+		name := order[i]
 		pts := series[name]
 		sort.Slice(pts, func(a, c int) bool { return pts[a].n < pts[c].n })
 		var path []string

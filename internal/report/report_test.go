@@ -236,18 +236,20 @@ func TestSVG(t *testing.T) {
 			t.Errorf("sweep: no %q in the texts:\n%s", want, texts)
 		}
 	}
-	// variants that must move different bytes (a sort's network and radix): items a second, no copy line
+	// variants that must move different bytes (a sort's network and radix): items a second, no copy
+	// line, and the L2 mark where the least a variant moves passes L2 (here nowhere)
 	unlike := []*Report{mk(1<<10, 1e-3, 2e-3), mk(1<<20, 1, 2)}
 	for _, r := range unlike {
 		r.Rows[1].Bytes = Num(40 * float64(r.N))
 		r.Derive()
 	}
 	var items strings.Builder
-	if err := WriteSVG(&items, unlike, 0); err != nil {
+	if err := WriteSVG(&items, unlike, 8<<20); err != nil { // (b's bytes pass 8 MiB at 2^20, a's do not)
 		t.Fatal(err)
 	}
 	_, texts = svgElements(t, items.String())
-	if !strings.Contains(texts, "millions of elements a second (n / kernel time)") || strings.Contains(texts, "GB/s") {
+	if !strings.Contains(texts, "millions of elements a second (n / kernel time)") || strings.Contains(texts, "GB/s") ||
+		strings.Contains(texts, "inputs past L2") {
 		t.Errorf("unlike bytes: not drawn as items a second:\n%s", texts)
 	}
 	if err := WriteSVG(&sweep, []*Report{{Program: "p", N: 5, CopyGBps: Num(math.NaN())}}, 0); err == nil {

@@ -266,7 +266,7 @@ func (r *runner) multi(counts []string, out string) error {
 	return nil
 }
 
-// pictures: README's four pictures, each with its table and .csv.
+// pictures: README's six pictures, each with its table and .csv.
 func (r *runner) pictures(out string, npp bool) error {
 	conv := "g,c,t,best"
 	if npp {

@@ -359,7 +359,12 @@ func single(b *strings.Builder, r *report.Report) {
 func sweep(b *strings.Builder, group []*report.Report) {
 	cell, unit := func(row report.Row) string { return rate(row.GBps) }, "GB/s"
 	if !report.SameBytes(group) {
-		cell, unit = func(row report.Row) string { return micro(float64(row.KernelMs) * 1e3) }, "kernel us"
+		cell, unit = func(row report.Row) string {
+			if math.IsNaN(float64(row.KernelMs)) { // (a host row: no kernel)
+				return "-"
+			}
+			return micro(float64(row.KernelMs) * 1e3)
+		}, "kernel us"
 	}
 	var variants []string
 	seen := map[string]bool{}
