@@ -240,10 +240,11 @@ tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const 
 // latency, where radix pays its six (histogram, scan, four passes, each pass's look-back a chain
 // across its tiles); above it the network's steps grow as log^2 n and radix's passes stay four.
 // Measured on the H100 (132 SMs): the network leads at 2^14 keys (SMs x 124: 31.9 us against
-// radix's 35.0), radix at 2^16 (SMs x 496: 39.6 against 46.9; pairs 44.4 against 51.1). Each array decides, so batches of short arrays keep the network
-// (a block sorts each in one launch) and batches of long ones take radix. Neither the key type
-// nor pairs moves it: both sorts move the same words a key (the network pairs as 8-byte words,
-// radix a key and a value). Given threads size the network's block: the network.
+// radix's 35.0), radix at 2^16 (SMs x 496: 39.6 against 46.9; pairs 44.4 against 51.1). Each
+// array decides, so batches of short arrays keep the network (a block sorts each in one launch)
+// and batches of long ones take radix. Neither the key type nor pairs moves it: both sorts move
+// the same words a key (the network pairs as 8-byte words, radix a key and a value). Given
+// threads size the network's block: the network.
 constexpr int kRadixAboveLog = 8;  // keys an SM
 int64_t best_radix_above(const tc_device &dev) { return int64_t(dev.multiprocessors) << kRadixAboveLog; }
 

@@ -19,8 +19,8 @@ namespace {
 //                    and marks the passes whose digit is the same for every key: they move
 //                    nothing, and are skipped;
 //   radix_pass       one launch a pass: a tile ranks its keys by digit in shared memory (warps
-//                    find their lanes of equal digits by a ballot a bit), publishes its digit counts and looks
-//                    back over the tiles before it for theirs (tile_state.cuh, the protocol of
+//                    find their lanes of equal digits by a ballot a bit), publishes its digit
+//                    counts and looks back over the tiles before it for theirs (tile_state.cuh, the protocol of
 //                    prefiks best's scan: one status word a tile and digit), then writes each key
 //                    (and value) to its place;
 //   radix_block      arrays of at most kRadixTile (4096) keys: one block sorts an array, every
@@ -163,10 +163,11 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // in the warps before. Then a warp's lanes with equal digits find each other item by item
 // (digit_peers) and the lowest of them adds their number to the counter (one shared atomic; the
 // shuffle of its result, and so the next item's ballots, wait for it, as in CUB's WARP_MATCH_ANY):
-// a key's place is the counter before it plus its peers in lower lanes. WHOLE: valid is S::kTile (no item is checked). On return rank.get(i) is item i's place in
-// the tile ordered by digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and
-// first[k] that digit's first place (both 0 for a digit the thread does not own). Preconditions:
-// every thread calls it; a __syncthreads() separates it from the next write to s.
+// a key's place is the counter before it plus its peers in lower lanes. WHOLE: valid is
+// S::kTile (no item is checked). On return rank.get(i) is item i's place in the tile ordered by
+// digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and first[k] that digit's
+// first place (both 0 for a digit the thread does not own). Preconditions: every thread calls
+// it; a __syncthreads() separates it from the next write to s.
 template <class S, bool WHOLE = false, class Counted>
 __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
                                           uint32_t (&first)[S::kBins], RankStorage<S> &s, Counted counted) {
@@ -353,19 +354,17 @@ __device__ __forceinline__ PassBuffers pass_buffers(const RadixIo &io, uint32_t 
 }
 
 // A tile's loads in radix_pass: the keys from global memory as the tile starts, the values after
-// its ranking (waiting in registers behind the look-back); and the block's done count, taken once
-// it has looked back (tile::Epoch's counted rule). Its pointers are set before the kernel chooses
-// between whole and short tiles, which keeps them out of both (512 x 16 pairs: 20 bytes of spills, not 60).
+// its ranking (waiting in registers behind the look-back). Its pointers are set before the kernel
+// chooses between whole and short tiles, which keeps them out of both (512 x 16 pairs: 20 bytes
+// of spills, not 60).
 template <bool PAIRS, class S>
 struct TileLoads {
-    const RadixState &st;
     const uint32_t *tile_keys, *values_in;  // this thread's first key; the pass's values (null: each its key's index)
     int64_t at, first;                      // the tile's first key: in all, in its array
     uint32_t value[PAIRS ? S::kItems : 1];
-    unsigned long long done = 0;
 
-    __device__ __forceinline__ TileLoads(const RadixState &st, const PassBuffers &in, int64_t at, int64_t first)
-        : st(st), tile_keys(in.keys_in + at + item_at<S>(0)), values_in(in.values_in), at(at), first(first) {}
+    __device__ __forceinline__ TileLoads(const PassBuffers &in, int64_t at, int64_t first)
+        : tile_keys(in.keys_in + at + item_at<S>(0)), values_in(in.values_in), at(at), first(first) {}
     // (a pass never writes the buffer it reads: the read-only path)
     __device__ __forceinline__ uint32_t key(int i) const { return __ldg(tile_keys + 32 * i); }
     template <bool WHOLE>
@@ -377,13 +376,7 @@ struct TileLoads {
                 value[i] = !WHOLE && item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
         }
     }
-    __device__ __forceinline__ void looked_back() {
-        if (threadIdx.x == 0) done = st.epoch->count_done();
-    }
     __device__ __forceinline__ uint32_t value_of(int i) const { return value[i]; }
-    __device__ __forceinline__ void finished() {
-        if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
-    }
 };
 
 // One tile of radix_pass (its steps 1 to 5, below), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
@@ -442,7 +435,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
         s.bin_start[bin] += earlier;
     }
     __syncthreads();
-    loads.looked_back();
+    unsigned long long done = 0;
+    if (threadIdx.x == 0) done = st.epoch->count_done();
 
     // 5. the keys out, then the values. A place past the array's end (counts that scratch did not
     // hold zeroed) is written at the array's last slot, which then holds a wrong key, so the check
@@ -475,7 +469,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
             }
         }
     }
-    loads.finished();
+    if (threadIdx.x == 0) st.epoch->advance_if_last(done, gridDim.x);
 }
 
 // radix_pass: tile blockIdx.x of the pass (array b's tile t), in CUB's onesweep order:
@@ -505,7 +499,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io
     }
     if (threadIdx.x == 0) s.run = st.epoch->read_counted();
     const PassBuffers buf = pass_buffers(io, passes, pass);
-    TileLoads<PAIRS, S> loads(st, buf, b * io.n + t * S::kTile, t * S::kTile);
+    TileLoads<PAIRS, S> loads(buf, b * io.n + t * S::kTile, t * S::kTile);
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
     // against the array's end
     if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);

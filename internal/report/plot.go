@@ -225,14 +225,15 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		lo, hi = math.Min(lo, n), math.Max(hi, n)
 		least := math.Inf(1)
 		for _, row := range r.Rows {
-			if row.Refused != "" || math.IsNaN(rate(row)) || math.IsInf(rate(row), 0) {
+			v := rate(row)
+			if row.Refused != "" || math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
 			if _, ok := series[row.Variant]; !ok {
 				order = append(order, row.Variant)
 			}
-			series[row.Variant] = append(series[row.Variant], point{n, rate(row)})
-			top = math.Max(top, rate(row))
+			series[row.Variant] = append(series[row.Variant], point{n, v})
+			top = math.Max(top, v)
 			if row.Bytes > 0 {
 				least = math.Min(least, float64(row.Bytes))
 			}
@@ -266,17 +267,11 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 	}
 	// best drawn last, over a line it may share (best is radix where it chose radix), its place in
 	// the legend and its colour kept
-	drawn := make([]int, 0, len(order))
-	for i, name := range order {
-		if name != "best" {
-			drawn = append(drawn, i)
-		}
+	drawn := make([]int, len(order))
+	for i := range drawn {
+		drawn[i] = i
 	}
-	for i, name := range order {
-		if name == "best" {
-			drawn = append(drawn, i)
-		}
-	}
+	sort.SliceStable(drawn, func(a, c int) bool { return order[drawn[a]] != "best" && order[drawn[c]] == "best" })
 	for _, i := range drawn {
 		name := order[i]
 		pts := series[name]
