@@ -622,6 +622,18 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.threads, 512);
     EXPECT_EQ(p.radix_tiles, 2049);
     EXPECT_LE(p.launch.scratch_bytes, size_t(4 * ((1 << 24) + 1) + 8 * 2049 * 256 + (1 << 16)));  // keys: one word a key
+    // keys alone past twice the L2 (50 MiB here: 2^25 keys and up): 384 x 20 at three blocks an SM;
+    // pairs keep 512 x 16
+    const int64_t past_l2 = int64_t(d.l2_bytes) / 2 + 1;
+    ASSERT_EQ(TC_OK, plan(radix, past_l2, 1, false, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 384);
+    EXPECT_EQ(p.radix_tiles, (past_l2 + 7679) / 7680);
+    ASSERT_EQ(TC_OK, plan(radix, past_l2 - 1, 1, false, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 512);
+    ASSERT_EQ(TC_OK, plan(radix, past_l2, 1, true, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 512);
+    ASSERT_EQ(TC_OK, plan(find("best"), past_l2, 1, false, 0, &d, &p));  // (best: radix's plan)
+    EXPECT_EQ(p.launch.threads, 384);
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
     // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16

@@ -173,7 +173,8 @@ const tc_variant variants[VARIANTS] = {
     {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles rank by warp ballots and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",
      "any n < 2^32 and batch; threads 256, 384 or 512, the passes' block (tiles of 256 x 16, 384 x 20 or 512 x 16 keys; 0: "
-     "512 where an array has a tile of 8192 for every SM and an SM holds two such blocks, else 256) (n = 2^32 or other threads: best)",
+     "384 for keys alone past twice the L2 where an SM holds three such blocks, 512 where an array has a tile of 8192 for every SM and "
+     "an SM holds two such blocks, else 256) (n = 2^32 or other threads: best)",
      "lower bound: read the keys once, write the result once (each pass reads and writes them again)",
      TC_OWN_GRID, TC_KERNELS(kradix)},
     {"cub", "baseline: cub::DeviceRadixSort (NaNs canonical first), or DeviceSegmentedSort for batches (floats as ordered words)",
@@ -195,15 +196,24 @@ int64_t histogram_wave(const tc_device &dev) {
     return int64_t(dev.multiprocessors) * per_sm;
 }
 
-// The passes' block where the request leaves it to the plan: 512 x 16 (tiles twice as long at the
-// same warps an SM: longer runs of each digit to scatter, half the status words and look-backs)
-// once an array has one such tile for every SM, where the SM holds its blocks (threads and shared
-// memory); else 256 x 16, whose more tiles keep every SM busy (BENCHMARKS: urejanje radix).
-int radix_pass_threads(int64_t n, bool pairs, const tc_device &dev) {
-    using S = PassShape512;  // (its registers: bounded for S::kBlocks blocks on every architecture)
+// The passes' block where the request leaves it to the plan:
+//   - keys alone past twice the L2: 384 x 20 at three blocks an SM. Each pass streams from DRAM,
+//     and with no values a block's registers leave room for a third, whose loads are in flight
+//     while the other two rank and look back;
+//   - else 512 x 16 (tiles twice as long at the same warps an SM: longer runs of each digit to
+//     scatter, half the status words and look-backs) once an array has one such tile for every SM;
+//   - else 256 x 16, whose more tiles keep every SM busy.
+// Each only where an SM holds its blocks (threads and shared memory) (BENCHMARKS: urejanje radix).
+template <class S>
+bool sm_holds(bool pairs, const tc_device &dev) {  // (its registers: bounded for them on every architecture)
     const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
-    const bool fits = tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= S::kBlocks;
-    return fits && n >= int64_t(dev.multiprocessors) * S::kTile ? S::kThreads : PassShape256::kThreads;
+    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= S::blocks(pairs);
+}
+int radix_pass_threads(int64_t n, bool pairs, const tc_device &dev) {
+    if (!pairs && 4.0 * double(n) > 2.0 * double(dev.l2_bytes) && sm_holds<PassShape384>(false, dev))
+        return PassShape384::kThreads;
+    using S = PassShape512;
+    return sm_holds<S>(pairs, dev) && n >= int64_t(dev.multiprocessors) * S::kTile ? S::kThreads : PassShape256::kThreads;
 }
 
 // radix's plan (radix.cuh): arrays of one block sort's tile (kRadixTile) go to the block sort;

@@ -40,14 +40,15 @@ constexpr int kRadix = 1 << kDigitBits;
 constexpr int kPasses = (32 + kDigitBits - 1) / kDigitBits;
 constexpr int kLookBack = 4;  // status words a look-back reads at once (one round trip, not four)
 
-// A tile's shape: threads, keys a thread, and the blocks an SM its registers are bounded for (so
-// that while one tile waits on its loads or its look-back the SM's others rank or scatter). A
-// thread counts, scans and looks back for kBins digits: threads past the 256th (a block of more)
-// own none.
-template <int THREADS, int ITEMS, int BLOCKS>
+// A tile's shape: threads, keys a thread, and the blocks an SM its registers are bounded for, keys
+// alone and pairs (so that while one tile waits on its loads or its look-back the SM's others rank
+// or scatter). A thread counts, scans and looks back for kBins digits: threads past the 256th (a
+// block of more) own none.
+template <int THREADS, int ITEMS, int BLOCKS, int PAIRS_BLOCKS = BLOCKS>
 struct RadixShape {
     static constexpr int kThreads = THREADS, kWarps = THREADS / 32, kItems = ITEMS, kTile = THREADS * ITEMS;
-    static constexpr int kBins = (kRadix + THREADS - 1) / THREADS, kBlocks = BLOCKS;
+    static constexpr int kBins = (kRadix + THREADS - 1) / THREADS;
+    static constexpr int blocks(bool pairs) { return pairs ? PAIRS_BLOCKS : BLOCKS; }
     static_assert(THREADS % 32 == 0 && (THREADS >= kRadix || kRadix % THREADS == 0), "each digit is one thread's");
     static_assert(2 * kTile + 32 <= (1 << 16), "a rank (and an unused item's sum) packs into half a word");
     // digit k of this thread: one of the 256 (false only where the block has more threads than digits)
@@ -60,10 +61,11 @@ constexpr int kRadixTile = BlockShape::kTile, kBinsPerThread = BlockShape::kBins
 // radix_pass's tiles, one a request's threads name (0: the plan's). A bigger tile scatters longer
 // runs of each digit and publishes fewer status words a key, at fewer blocks an SM:
 //   256: 16 keys a thread, 64 registers (4 blocks an SM);
-//   384: CUB's sm_90 block, 20 keys a thread, 80 registers (2 blocks an SM);
+//   384: CUB's sm_90 block, 20 keys a thread: 56 registers with keys alone (3 blocks an SM: the
+//        plan's past twice the L2), 80 with pairs (2);
 //   512: 16 keys a thread, 64 registers (2 blocks an SM: the warps of 256's 4, tiles twice as long).
 using PassShape256 = RadixShape<256, 16, 4>;
-using PassShape384 = RadixShape<384, 20, 2>;
+using PassShape384 = RadixShape<384, 20, 3, 2>;
 using PassShape512 = RadixShape<512, 16, 2>;
 
 // A key's order word (see above), and the bits a sorted key comes out as.
@@ -487,9 +489,9 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 // Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
 // dispatched in index order, so every tile a look-back waits for is running or done (no ticket
 // needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
-// launch moves the epoch on once. Its registers are bounded for S::kBlocks blocks an SM.
+// launch moves the epoch on once. Its registers are bounded for S::blocks(PAIRS) blocks an SM.
 template <bool PAIRS, class S>
-__global__ void __launch_bounds__(S::kThreads, S::kBlocks) radix_pass(RadixIo io, RadixState st, int pass) {
+__global__ void __launch_bounds__(S::kThreads, S::blocks(PAIRS)) radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
     const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
     const uint32_t passes = st.passes[b];
