@@ -402,7 +402,8 @@ func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err erro
 // Row fills a row's times from every local rank's: kernel, the slowest GPU's median; total, the
 // median of each round's last rank to finish, with the copy back (d2hMs); host, what the combine
 // adds to the slowest kernel (a rank may wait in its combine for the others: that wait is not added);
-// the note names each GPU's kernel median and the link.
+// the note names each GPU's kernel and combine medians (a GPU whose combine is longer than the
+// others' waited for a later one: its round started first) and the link.
 func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 	reps := len(times[0].Kernel)
 	kernel, combine, total := make([]float64, reps), make([]float64, reps), make([]float64, reps)
@@ -413,9 +414,10 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 		}
 		combine[i] = total[i] - kernel[i] // (the rounds start together: what the combine adds to the slowest kernel)
 	}
-	var per []string
+	var per, perCombine []string
 	for _, t := range times {
 		per = append(per, fmt.Sprintf("%.1f", report.Median(t.Kernel)*1000))
+		perCombine = append(perCombine, fmt.Sprintf("%.1f", report.Median(t.Combine)*1000))
 	}
 	row.Variant = fmt.Sprintf("best/%dgpu", m.Ranks)
 	row.KernelMs, row.HostMs, row.D2HMs = report.Num(report.Median(kernel)), report.Num(report.Median(combine)), report.Num(d2hMs)
@@ -425,8 +427,8 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 	if len(m.Local) < m.Ranks {
 		where = fmt.Sprintf("rank 0's of %d processes", m.Ranks)
 	}
-	row.Note = strings.TrimSpace(fmt.Sprintf("kernel us a GPU (%s): %s; host us: the combine (NCCL all-gather%s) %s",
-		where, strings.Join(per, ", "), m.Link, row.Note))
+	row.Note = strings.TrimSpace(fmt.Sprintf("kernel us a GPU (%s): %s; its combine: %s; host us: the combine (NCCL all-gather%s) %s",
+		where, strings.Join(per, ", "), strings.Join(perCombine, ", "), m.Link, row.Note))
 	return row
 }
 

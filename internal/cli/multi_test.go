@@ -11,7 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"tecaj/internal/cli"
 	"tecaj/internal/cli/clitest"
+	"tecaj/internal/report"
 )
 
 type multiRow struct {
@@ -282,5 +284,24 @@ func TestMultiNoDriver(t *testing.T) {
 				t.Errorf("%s %v %v: exit %d, stderr %q; want exit 3 and no NVIDIA driver found", name, c.env, c.args, code, stderr)
 			}
 		}
+	}
+}
+
+// A run's row over several GPUs: the slowest GPU's kernel, what the combine adds to it round by
+// round, and each GPU's kernel and combine medians in the note, where a GPU that waited for a
+// later one shows the longer combine (here GPU 1's rounds started 50 us after GPU 0's).
+func TestMultiRowNamesEachGPUsKernelAndCombine(t *testing.T) {
+	m := &cli.Multi{Ranks: 2, Local: []*cli.Rank{{Rank: 0}, {Rank: 1, Local: 1}}}
+	times := []cli.Times{
+		{Kernel: []float64{1.000, 1.001, 1.002}, Combine: []float64{0.060, 0.061, 0.062}},
+		{Kernel: []float64{1.000, 1.000, 1.000}, Combine: []float64{0.010, 0.010, 0.010}},
+	}
+	row := m.Row(report.Row{}, times, 0.5)
+	near := func(got report.Num, want float64) bool { return math.Abs(float64(got)-want) < 1e-9 }
+	if row.Variant != "best/2gpu" || !near(row.KernelMs, 1.001) || !near(row.HostMs, 0.061) || !near(row.TotalMs, 1.562) {
+		t.Errorf("row %s: kernel %v, host %v, total %v; want best/2gpu, 1.001, 0.061, 1.562", row.Variant, row.KernelMs, row.HostMs, row.TotalMs)
+	}
+	if want := "kernel us a GPU (one process): 1001.0, 1000.0; its combine: 61.0, 10.0;"; !strings.Contains(row.Note, want) {
+		t.Errorf("note %q, want it to hold %q", row.Note, want)
 	}
 }
