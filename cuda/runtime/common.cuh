@@ -129,6 +129,20 @@ inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per
     return int(b < 1 ? 1 : b);
 }
 
+// The most threads an SM of the architecture being compiled holds (sm_75: 1024; sm_86, 87, 89 and
+// 120: 1536; the others 2048), and the blocks of `threads` a launch bound may ask of it: at most
+// `blocks`, at most what fit (ptxas refuses a bound past the SM). The host's pass: 2048.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kArchThreadsPerSM = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+constexpr int kArchThreadsPerSM = 1536;
+#else
+constexpr int kArchThreadsPerSM = 2048;
+#endif
+constexpr int bound_blocks(int threads, int blocks) {
+    return blocks < kArchThreadsPerSM / threads ? blocks : kArchThreadsPerSM / threads;
+}
+
 // The memory system from its clock (kHz, as cudaDevAttrMemoryClockRate reads it) and bus width:
 // the peak bandwidth (both edges), and by Little's law the bytes an SM keeps in flight to reach it.
 inline void set_memory_system(tc_device &d, int clock_khz, int bus_bits) {

@@ -2,6 +2,7 @@
 // DeviceRadixSort onesweep), beyond the lecture and beside its network. Included by plan.cu after
 // lecture.cuh and best.cuh.
 #pragma once
+#include "runtime/common.cuh"
 #include "toolbox/primitives.cuh"
 #include "toolbox/tile_state.cuh"
 
@@ -489,9 +490,11 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 // Tiles are taken in launch order (blockIdx.x), as prefiks best's scan takes them: blocks are
 // dispatched in index order, so every tile a look-back waits for is running or done (no ticket
 // needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
-// launch moves the epoch on once. Its registers are bounded for S::blocks(PAIRS) blocks an SM.
+// launch moves the epoch on once. Its registers are bounded for S::blocks(PAIRS) blocks an SM (where
+// the architecture's SM holds so many threads: an sm_75 SM two of 384).
 template <bool PAIRS, class S>
-__global__ void __launch_bounds__(S::kThreads, S::blocks(PAIRS)) radix_pass(RadixIo io, RadixState st, int pass) {
+__global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::blocks(PAIRS)))
+    radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
     const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
     const uint32_t passes = st.passes[b];
