@@ -634,6 +634,21 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.threads, 512);
     ASSERT_EQ(TC_OK, plan(find("best"), past_l2, 1, false, 0, &d, &p));  // (best: radix's plan)
     EXPECT_EQ(p.launch.threads, 384);
+    // every array together past the L2, each array one 384 x 20 tile for every SM: 384; arrays
+    // shorter than that keep the old rule
+    const int64_t tile_a_sm = int64_t(d.multiprocessors) * 7680;
+    ASSERT_EQ(TC_OK, plan(radix, tile_a_sm, past_l2 / tile_a_sm + 1, false, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 384);
+    ASSERT_EQ(TC_OK, plan(radix, 5000, past_l2 / 5000 + 1, false, 0, &d, &p));
+    EXPECT_EQ(p.launch.threads, 256);
+    // a T4's SM holds two blocks of 384 (1024 threads) and one of 512 x 16 (64 KiB): 256; an RTX
+    // 3060's (1536 threads, 100 KiB) three of 384 x 20 keys, with 3 MB of L2
+    ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &t4, &p));
+    EXPECT_EQ(p.launch.threads, 256);
+    tc_device rtx3060;
+    ASSERT_EQ(TC_OK, tc_device_profile("rtx3060", &rtx3060));
+    ASSERT_EQ(TC_OK, plan(radix, 1 << 22, 1, false, 0, &rtx3060, &p));
+    EXPECT_EQ(p.launch.threads, 384);
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
     // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16

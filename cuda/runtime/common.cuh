@@ -129,12 +129,14 @@ inline int wave_blocks(const tc_device &dev, int threads, int64_t n, int64_t per
     return int(b < 1 ? 1 : b);
 }
 
-// The most threads an SM of the architecture being compiled holds (sm_75: 1024; sm_86, 87, 89 and
-// 120: 1536; the others 2048), and the blocks of `threads` a launch bound may ask of it: at most
-// `blocks`, at most what fit (ptxas refuses a bound past the SM). The host's pass: 2048.
+// The most threads an SM of the architecture being compiled holds (sm_75: 1024; sm_86, 87, 89,
+// 101/110 and 120: 1536; the others 2048), and the blocks of `threads` a launch bound may ask of
+// it: at most `blocks`, at most what fit (ptxas refuses a bound past the SM). For launch bounds
+// only: the host's pass reads 2048, whatever the GPU (a plan asks the device: blocks_per_sm).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
 constexpr int kArchThreadsPerSM = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ == 1010 || __CUDA_ARCH__ >= 1100)
 constexpr int kArchThreadsPerSM = 1536;
 #else
 constexpr int kArchThreadsPerSM = 2048;

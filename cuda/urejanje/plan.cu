@@ -173,7 +173,7 @@ const tc_variant variants[VARIANTS] = {
     {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles rank by warp ballots and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",
      "any n < 2^32 and batch; threads 256, 384 or 512, the passes' block (tiles of 256 x 16, 384 x 20 or 512 x 16 keys; 0: "
-     "384 for keys alone past twice the L2 where an SM holds three such blocks, 512 where an array has a tile of 8192 for every SM and "
+     "384 for keys alone past twice the L2 (every array together) where an array has a tile of 7680 for every SM and an SM holds three such blocks, 512 where an array has a tile of 8192 for every SM and "
      "an SM holds two such blocks, else 256) (n = 2^32 or other threads: best)",
      "lower bound: read the keys once, write the result once (each pass reads and writes them again)",
      TC_OWN_GRID, TC_KERNELS(kradix)},
@@ -197,23 +197,31 @@ int64_t histogram_wave(const tc_device &dev) {
 }
 
 // The passes' block where the request leaves it to the plan:
-//   - keys alone past twice the L2: 384 x 20 at three blocks an SM. Each pass streams from DRAM,
-//     and with no values a block's registers leave room for a third, whose loads are in flight
-//     while the other two rank and look back;
+//   - keys alone past twice the L2 (every array together), an array having a tile for every SM:
+//     384 x 20 at three blocks an SM. Each pass streams from DRAM, and with no values a block's
+//     registers leave room for a third, whose loads are in flight while the other two rank and
+//     look back;
 //   - else 512 x 16 (tiles twice as long at the same warps an SM: longer runs of each digit to
 //     scatter, half the status words and look-backs) once an array has one such tile for every SM;
 //   - else 256 x 16, whose more tiles keep every SM busy.
-// Each only where an SM holds its blocks (threads and shared memory) (BENCHMARKS: urejanje radix).
+// Each only where an SM holds its blocks (BENCHMARKS: urejanje radix): by threads and shared
+// memory, and by the kernel as built (registers: a launch bound asks an architecture for no more
+// blocks than its SM holds, so PTX built for sm_75 and run on a larger GPU holds two of 384).
 template <class S>
-bool sm_holds(bool pairs, const tc_device &dev) {  // (its registers: bounded for them on every architecture)
+bool sm_holds(bool pairs, const tc_device &dev) {
     const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
-    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= S::blocks(pairs);
+    const void *kernel = pairs ? reinterpret_cast<const void *>(radix_pass<true, S>)
+                               : reinterpret_cast<const void *>(radix_pass<false, S>);
+    const int want = S::blocks(pairs);
+    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && tc::resident_blocks(dev, S::kThreads, kernel) >= want;
 }
-int radix_pass_threads(int64_t n, bool pairs, const tc_device &dev) {
-    if (!pairs && 4.0 * double(n) > 2.0 * double(dev.l2_bytes) && sm_holds<PassShape384>(false, dev))
+int radix_pass_threads(int64_t n, int64_t items, bool pairs, const tc_device &dev) {
+    const auto long_array = [&](int tile) { return n >= int64_t(dev.multiprocessors) * tile; };
+    if (!pairs && 4.0 * double(items) > 2.0 * double(dev.l2_bytes) && long_array(PassShape384::kTile) &&
+        sm_holds<PassShape384>(false, dev))
         return PassShape384::kThreads;
     using S = PassShape512;
-    return sm_holds<S>(pairs, dev) && n >= int64_t(dev.multiprocessors) * S::kTile ? S::kThreads : PassShape256::kThreads;
+    return sm_holds<S>(pairs, dev) && long_array(S::kTile) ? S::kThreads : PassShape256::kThreads;
 }
 
 // radix's plan (radix.cuh): arrays of one block sort's tile (kRadixTile) go to the block sort;
@@ -221,7 +229,7 @@ int radix_pass_threads(int64_t n, bool pairs, const tc_device &dev) {
 // (with_pass_shape), tiles that never span two arrays, the histogram's blocks histogram_wave.
 tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const tc_device &dev) {
     tc_launch &p = out.launch;
-    const int threads = r.base.threads != 0 ? r.base.threads : radix_pass_threads(p.n, out.pairs != 0, dev);
+    const int threads = r.base.threads != 0 ? r.base.threads : radix_pass_threads(p.n, p.items, out.pairs != 0, dev);
     const int tile = pass_tile(threads);
     if (tile == 0) return TC_OUTSIDE_DOMAIN;
     if (p.n >= (int64_t(1) << 32)) return TC_OUTSIDE_DOMAIN;  // its counts and places are 32-bit

@@ -24,7 +24,8 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	// radix: the histogram, the scan and 4 passes past one tile; its blocks are 256 threads unless
-	// asked, or 512 where an array has a tile of 8192 for every SM
+	// asked, or 512 where an array has a tile of 8192 for every SM (pairs here: keys alone past
+	// twice the L2 take 384)
 	big := int64(prof.Multiprocessors) * 8192
 	for _, c := range []struct {
 		n              int64
