@@ -627,7 +627,7 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     const int64_t past_l2 = int64_t(d.l2_bytes) / 2 + 1;
     ASSERT_EQ(TC_OK, plan(radix, past_l2, 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 384);
-    EXPECT_EQ(p.radix_tiles, (past_l2 + 7679) / 7680);
+    EXPECT_EQ(p.radix_tiles, (past_l2 + radix_tile(384) - 1) / radix_tile(384));
     ASSERT_EQ(TC_OK, plan(radix, past_l2 - 1, 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 512);
     ASSERT_EQ(TC_OK, plan(radix, past_l2, 1, true, 0, &d, &p));
@@ -636,7 +636,7 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.threads, 384);
     // every array together past the L2, each array one 384 x 20 tile for every SM: 384; arrays
     // shorter than that keep the old rule
-    const int64_t tile_a_sm = int64_t(d.multiprocessors) * 7680;
+    const int64_t tile_a_sm = int64_t(d.multiprocessors) * radix_tile(384);
     ASSERT_EQ(TC_OK, plan(radix, tile_a_sm, past_l2 / tile_a_sm + 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 384);
     ASSERT_EQ(TC_OK, plan(radix, 5000, past_l2 / 5000 + 1, false, 0, &d, &p));

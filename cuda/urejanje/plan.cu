@@ -213,6 +213,7 @@ bool sm_holds(bool pairs, const tc_device &dev) {
     const void *kernel = pairs ? reinterpret_cast<const void *>(radix_pass<true, S>)
                                : reinterpret_cast<const void *>(radix_pass<false, S>);
     const int want = S::blocks(pairs);
+    // (both: without a GPU resident_blocks counts threads alone, and the kernel's shared memory is static)
     return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && tc::resident_blocks(dev, S::kThreads, kernel) >= want;
 }
 int radix_pass_threads(int64_t n, int64_t items, bool pairs, const tc_device &dev) {
