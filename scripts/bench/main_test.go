@@ -207,7 +207,7 @@ func TestMulti(t *testing.T) {
 			}
 		}
 	}
-	if len(files) != 12 || !strings.Contains(term.String(), "--- prefiks -gpus 4 -n 2^31+5 -reps 10 -csv") {
+	if len(files) != 12 || !strings.Contains(term.String(), "--- prefiks -gpus 4 -n 2^31+5 -reps 30 -csv") {
 		t.Errorf("%d files; the terminal:\n%s", len(files), term.String())
 	}
 	if code := run("multi", []string{"-bin", bin, "-out", out, "1"}, &term); code != 1 {
