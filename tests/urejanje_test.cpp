@@ -669,9 +669,10 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
 }
 
 // best chooses from the device: arrays longer than its SMs x 256 keys take radix's sort (the same
-// plan as radix's), shorter ones the network, one array or a batch, keys or pairs, any key type;
-// given threads keep the network. The threshold follows the SMs: 2^15 keys take radix on the
-// t4's 40 and the network on the h200's 132. No GPU needed.
+// plan as radix's), shorter ones the network, one array or a batch, keys or pairs, any key type,
+// but arrays of 2049 to 4096 keys radix's block sort with pairs, or with keys in a batch of at
+// least the SMs; given threads keep the network. The threshold follows the SMs: 2^15 keys take
+// radix on the t4's 40 and the network on the h200's 132. No GPU needed.
 TEST(Urejanje, BestChoosesByTheDevice) {
     const int best = find("best"), radix = find("radix");
     ASSERT_GE(best, 0);
@@ -684,15 +685,16 @@ TEST(Urejanje, BestChoosesByTheDevice) {
         const int64_t above = int64_t(d.multiprocessors) * 256;
         aboves.push_back(above);
         tc_urejanje_plan p, r;
-        for (int64_t n : {int64_t(1), int64_t(1000), int64_t(4097), above - 1, above, above + 1, int64_t(1) << 20,
-                          (int64_t(1) << 24) + 1})
-            for (int64_t batch : {1, 3})
+        for (int64_t n : {int64_t(1), int64_t(1000), int64_t(2048), int64_t(2049), int64_t(4096), int64_t(4097), above - 1,
+                          above, above + 1, int64_t(1) << 20, (int64_t(1) << 24) + 1})
+            for (int64_t batch : {int64_t(1), int64_t(3), int64_t(d.multiprocessors) - 1, int64_t(d.multiprocessors)})
                 for (int mode = 0; mode < 3; ++mode) {  // keys float32, pairs int32, pairs uint32 descending
                     const bool pairs = mode > 0;
                     const tc_dtype type = mode == 0 ? TC_FLOAT32 : mode == 1 ? TC_INT32 : TC_UINT32;
                     ASSERT_EQ(TC_OK, plan(best, n, batch, pairs, 0, &d, &p, 0, type, mode == 2)) << name << " n=" << n;
                     EXPECT_EQ(p.radix_above, above) << name;
-                    EXPECT_EQ(p.radix, n > above ? 1 : 0) << name << " n=" << n << " batch=" << batch;
+                    const bool block = n > 2048 && n <= 4096 && (pairs || batch >= d.multiprocessors);
+                    EXPECT_EQ(p.radix, n > above || block ? 1 : 0) << name << " n=" << n << " batch=" << batch << " pairs=" << pairs;
                     if (p.radix) {  // radix's own plan, under best's name
                         ASSERT_EQ(TC_OK, plan(radix, n, batch, pairs, 0, &d, &r, 0, type, mode == 2));
                         EXPECT_EQ(r.radix, 1);
@@ -712,10 +714,12 @@ TEST(Urejanje, BestChoosesByTheDevice) {
                 }
         ASSERT_EQ(TC_OK, plan(best, above + 1, 1, true, 512, &d, &p));  // threads size the network's block
         EXPECT_EQ(p.radix, 0) << name;
+        ASSERT_EQ(TC_OK, plan(best, 4096, 1, true, 256, &d, &p));  // and below the line too
+        EXPECT_EQ(p.radix, 0) << name;
         ASSERT_EQ(TC_OK, plan(best, 1024, 1024, true, 0, &d, &p));  // a batch of short arrays, 2^20 keys in all
         EXPECT_EQ(p.radix, 0) << name;
     }
-    EXPECT_EQ(choices, 4 * 8 * 2 * 3);
+    EXPECT_EQ(choices, 4 * 11 * 4 * 3);
     ASSERT_EQ(aboves.size(), 4u);
     EXPECT_LT(aboves.front(), aboves.back());  // t4's 40 SMs against h200's 132
     tc_device t4, h200;

@@ -312,9 +312,12 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 }
 
 // bestChoice says which sort best chose for the plan, and by what (its rule is the plan's, from
-// the device: arrays longer than RadixAbove keys take radix's sort).
+// the device: arrays longer than RadixAbove keys take radix's sort; below it, arrays of 2049 to
+// 4096 keys radix's block sort with pairs, or with keys in a batch of at least the SMs).
 func bestChoice(pl *gpu.UrejanjePlan, threads int) string {
 	switch {
+	case pl.Radix && pl.N <= pl.RadixAbove:
+		return fmt.Sprintf("chose radix's block sort: %d keys an array, 2049 to 4096 (pairs, or keys in a batch of at least the SMs)", pl.N)
 	case pl.Radix:
 		return fmt.Sprintf("chose radix: %d keys an array > %d (the SMs x 256)", pl.N, pl.RadixAbove)
 	case pl.N <= pl.RadixAbove:

@@ -145,6 +145,7 @@ func TestBestChoice(t *testing.T) {
 		want    string
 	}{
 		{plan(1<<20, 33792, true), 0, "chose radix: 1048576 keys an array > 33792"},
+		{plan(4096, 33792, true), 0, "chose radix's block sort: 4096 keys an array, 2049 to 4096"},
 		{plan(1<<15, 33792, false), 0, "chose the network: 32768 keys an array <= 33792"},
 		{plan(1<<20, 33792, false), 512, "chose the network: -threads"},
 		{plan(1<<32, 33792, false), 0, "chose the network: outside radix's domain"},

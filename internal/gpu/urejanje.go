@@ -27,7 +27,9 @@ type UrejanjePlan struct {
 	Launch
 	Batch, Padded int64 // arrays, and each array's length in the network
 	// Radix: the run is radix's sort (radix; best where it chose it). RadixAbove: best's rule,
-	// from the device: arrays longer than this take radix's sort, shorter ones the network.
+	// from the device: arrays longer than this take radix's sort, shorter ones the network (but
+	// arrays of 2049 to 4096 keys radix's block sort with pairs, or with keys in a batch of at
+	// least the SMs).
 	Radix      bool
 	RadixAbove int64
 	c          C.tc_urejanje_plan

@@ -40,7 +40,9 @@ typedef struct {
     int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array has at most 4096 keys, one block sorts it) */
     int64_t radix_chunk;     /* radix: keys one block of its histogram counts */
     int64_t radix_above;     /* best: arrays longer than this run radix's sort (from the device:
-                              * its SMs x 256 keys), shorter ones the network */
+                              * its SMs x 256 keys), shorter ones the network, but for arrays of
+                              * 2049 to 4096 keys with pairs, or with keys in a batch of at least the
+                              * SMs: radix's block sort */
     int radix;               /* 1: the run is radix's sort (radix; best where it chose it), 0: a network */
 } tc_urejanje_plan;
 
