@@ -694,7 +694,8 @@ TEST(Urejanje, BestChoosesByTheDevice) {
                     ASSERT_EQ(TC_OK, plan(best, n, batch, pairs, 0, &d, &p, 0, type, mode == 2)) << name << " n=" << n;
                     EXPECT_EQ(p.radix_above, above) << name;
                     const bool block = n > 2048 && n <= 4096 && (pairs || batch >= d.multiprocessors);
-                    EXPECT_EQ(p.radix, n > above || block ? 1 : 0) << name << " n=" << n << " batch=" << batch << " pairs=" << pairs;
+                    EXPECT_EQ(p.radix, (n > 4096 ? n > above : block) ? 1 : 0)
+                        << name << " n=" << n << " batch=" << batch << " pairs=" << pairs;
                     if (p.radix) {  // radix's own plan, under best's name
                         ASSERT_EQ(TC_OK, plan(radix, n, batch, pairs, 0, &d, &r, 0, type, mode == 2));
                         EXPECT_EQ(r.radix, 1);
@@ -716,8 +717,26 @@ TEST(Urejanje, BestChoosesByTheDevice) {
         EXPECT_EQ(p.radix, 0) << name;
         ASSERT_EQ(TC_OK, plan(best, 4096, 1, true, 256, &d, &p));  // and below the line too
         EXPECT_EQ(p.radix, 0) << name;
+        ASSERT_EQ(TC_OK, plan(best, 4096, d.multiprocessors, false, 256, &d, &p));
+        EXPECT_EQ(p.radix, 0) << name;
         ASSERT_EQ(TC_OK, plan(best, 1024, 1024, true, 0, &d, &p));  // a batch of short arrays, 2^20 keys in all
         EXPECT_EQ(p.radix, 0) << name;
+    }
+    // a GPU of 12 SMs, whose SMs x 256 line (3072) lies below the block sort's tile: arrays of up
+    // to 4096 keys follow the block sort's rule alone, longer ones the line
+    tc_device small;
+    ASSERT_EQ(TC_OK, tc_device_profile("t4", &small));
+    small.multiprocessors = 12;
+    const struct {
+        int64_t n, batch;
+        bool pairs, radix;
+    } cases[] = {{3000, 1, false, false}, {4096, 11, false, false}, {4096, 12, false, true}, {2048, 1, true, false},
+                 {3000, 1, true, true},   {4097, 1, false, true},   {3072, 1, false, false}};
+    for (const auto &c : cases) {
+        tc_urejanje_plan q;
+        ASSERT_EQ(TC_OK, plan(best, c.n, c.batch, c.pairs, 0, &small, &q));
+        EXPECT_EQ(q.radix_above, 3072);
+        EXPECT_EQ(q.radix, c.radix ? 1 : 0) << "12 SMs: n=" << c.n << " batch=" << c.batch << " pairs=" << c.pairs;
     }
     EXPECT_EQ(choices, 4 * 11 * 4 * 3);
     ASSERT_EQ(aboves.size(), 4u);

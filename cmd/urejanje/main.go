@@ -312,18 +312,26 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 }
 
 // bestChoice says which sort best chose for the plan, and by what (its rule is the plan's, from
-// the device: arrays longer than RadixAbove keys take radix's sort; below it, arrays of 2049 to
-// 4096 keys radix's block sort with pairs, or with keys in a batch of at least the SMs).
+// the device: arrays of up to gpu.UrejanjeBlockTile keys take radix's block sort past half of it
+// with pairs, or with keys in a batch of at least the SMs; longer ones radix's sort past
+// RadixAbove keys).
 func bestChoice(pl *gpu.UrejanjePlan, threads int) string {
+	tile := gpu.UrejanjeBlockTile
 	switch {
-	case pl.Radix && pl.N <= pl.RadixAbove:
-		return fmt.Sprintf("chose radix's block sort: %d keys an array, 2049 to 4096 (pairs, or keys in a batch of at least the SMs)", pl.N)
-	case pl.Radix:
-		return fmt.Sprintf("chose radix: %d keys an array > %d (the SMs x 256)", pl.N, pl.RadixAbove)
-	case pl.N <= pl.RadixAbove:
-		return fmt.Sprintf("chose the network: %d keys an array <= %d (the SMs x 256)", pl.N, pl.RadixAbove)
 	case threads != 0:
 		return "chose the network: -threads sizes its block"
+	case pl.Radix && pl.N <= tile:
+		return fmt.Sprintf("chose radix's block sort: %d keys an array, %d to %d (pairs, or keys in a batch of at least the SMs)",
+			pl.N, tile/2+1, tile)
+	case pl.Radix:
+		return fmt.Sprintf("chose radix: %d keys an array > %d (the SMs x 256)", pl.N, pl.RadixAbove)
+	case pl.N <= tile/2:
+		return fmt.Sprintf("chose the network: %d keys an array <= %d", pl.N, tile/2)
+	case pl.N <= tile:
+		return fmt.Sprintf("chose the network: %d keys an array, %d to %d, keys alone in a batch of fewer arrays than the SMs",
+			pl.N, tile/2+1, tile)
+	case pl.N <= pl.RadixAbove:
+		return fmt.Sprintf("chose the network: %d keys an array <= %d (the SMs x 256)", pl.N, pl.RadixAbove)
 	default:
 		return "chose the network: outside radix's domain"
 	}

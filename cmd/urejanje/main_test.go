@@ -146,6 +146,10 @@ func TestBestChoice(t *testing.T) {
 	}{
 		{plan(1<<20, 33792, true), 0, "chose radix: 1048576 keys an array > 33792"},
 		{plan(4096, 33792, true), 0, "chose radix's block sort: 4096 keys an array, 2049 to 4096"},
+		{plan(3000, 33792, false), 0, "chose the network: 3000 keys an array, 2049 to 4096, keys alone in a batch of fewer"},
+		{plan(2048, 33792, false), 0, "chose the network: 2048 keys an array <= 2048"},
+		{plan(4096, 33792, false), 256, "chose the network: -threads"},
+		{plan(3000, 2048, false), 0, "chose the network: 3000 keys an array, 2049 to 4096"}, // (8 SMs: the line below the tile)
 		{plan(1<<15, 33792, false), 0, "chose the network: 32768 keys an array <= 33792"},
 		{plan(1<<20, 33792, false), 512, "chose the network: -threads"},
 		{plan(1<<32, 33792, false), 0, "chose the network: outside radix's domain"},

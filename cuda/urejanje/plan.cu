@@ -274,8 +274,14 @@ int64_t best_radix_above(const tc_device &dev) { return int64_t(dev.multiprocess
 // Measured on the H100 (kernel us, network / radix / CUB): 4096 pairs 24.96 / 19.33 / 17.60; 3000
 // pairs 22.66 / 19.10; 2048 pairs 14.34 / 17.95; 256 arrays of 4096 keys 30.91 / 24.00 / 24.96,
 // of 3000 27.07 / 23.36 / 24.22; 32 arrays of 4096 keys 17.66 / 17.82; one 3000 keys 14.78 / 17.38.
+// Arrays of at most kRadixTile keys are decided here alone, the SMs x 256 line not counting (on a
+// GPU of fewer than 16 SMs it lies below 4096, where radix is one launch, not six).
+static_assert(kRadixTile == TC_UREJANJE_BLOCK_TILE, "the ABI's block tile is radix_block's");
 bool best_block_radix(int64_t n, int64_t batch, bool pairs, const tc_device &dev) {
     return n > kRadixTile / 2 && n <= kRadixTile && (pairs || batch >= dev.multiprocessors);
+}
+bool best_takes_radix(int64_t n, int64_t batch, bool pairs, const tc_device &dev) {
+    return n > kRadixTile ? n > best_radix_above(dev) : best_block_radix(n, batch, pairs, dev);
 }
 
 }  // namespace
@@ -300,8 +306,7 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     if (p.variant == VBEST) {
         out->radix_above = best_radix_above(*dev);
         tc_urejanje_plan radix = *out;
-        if (r->base.threads == 0 && (n > out->radix_above || best_block_radix(n, r->batch, out->pairs != 0, *dev)) &&
-            radix_plan(radix, *r, *dev) == TC_OK) {
+        if (r->base.threads == 0 && best_takes_radix(n, r->batch, out->pairs != 0, *dev) && radix_plan(radix, *r, *dev) == TC_OK) {
             *out = radix;  // (outside radix's domain, n = 2^32 or a grid too long: the network)
             return TC_OK;
         }

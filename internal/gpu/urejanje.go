@@ -11,6 +11,10 @@ import "tecaj/internal/vocab"
 var Urejanje = register(C.tc_urejanje_program())
 
 // SortTypes are the key types the sort takes.
+// UrejanjeBlockTile is radix's block sort's tile: an array of at most this many keys is sorted by
+// one block, and best decides such arrays by its own rule (UrejanjePlan's RadixAbove).
+const UrejanjeBlockTile = int64(C.TC_UREJANJE_BLOCK_TILE)
+
 var SortTypes = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
 
 // UrejanjeRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).
@@ -27,9 +31,9 @@ type UrejanjePlan struct {
 	Launch
 	Batch, Padded int64 // arrays, and each array's length in the network
 	// Radix: the run is radix's sort (radix; best where it chose it). RadixAbove: best's rule,
-	// from the device: arrays longer than this take radix's sort, shorter ones the network (but
-	// arrays of 2049 to 4096 keys radix's block sort with pairs, or with keys in a batch of at
-	// least the SMs).
+	// from the device: arrays longer than this and than UrejanjeBlockTile take radix's sort,
+	// shorter ones the network; arrays of 2049 to 4096 keys radix's block sort with pairs, or with
+	// keys in a batch of at least the SMs.
 	Radix      bool
 	RadixAbove int64
 	c          C.tc_urejanje_plan

@@ -44,27 +44,31 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if err != nil || r.Launches != 6 || r.Threads != 384 || r.Blocks != 137 {
 		t.Errorf("radix plan with -threads 384 %+v, %v", r, err)
 	}
-	// best: radix's sort past the device's SMs x 256 keys an array, the network up to it
-	above := int64(prof.Multiprocessors) * 256
+	// best: radix's sort past the device's SMs x 256 keys an array, the network up to it; arrays of
+	// 2049 to UrejanjeBlockTile keys radix's block sort with pairs, or with keys in a batch of at
+	// least the SMs
+	above, sms := int64(prof.Multiprocessors)*256, int64(prof.Multiprocessors)
 	for _, c := range []struct {
 		n, batch int64
 		threads  int
+		keys     bool // keys alone (else pairs)
 		radix    bool
-	}{{above, 1, 0, false}, {above + 1, 1, 0, true}, {1 << 20, 3, 0, true}, {1024, 1024, 0, false}, {1 << 20, 1, 512, false},
-		{2048, 1, 0, false}, {2049, 1, 0, true}, {4096, 5, 0, true}, {4096, 1, 256, false}} { // (pairs: 2049 to 4096 take radix's block sort)
+	}{{above, 1, 0, false, false}, {above + 1, 1, 0, false, true}, {1 << 20, 3, 0, false, true}, {1024, 1024, 0, false, false},
+		{1 << 20, 1, 512, false, false}, {2048, 1, 0, false, false}, {2049, 1, 0, false, true}, {4096, 5, 0, false, true},
+		{4096, 1, 256, false, false}, {4096, sms - 1, 0, true, false}, {4096, sms, 0, true, true}, {4096, sms, 256, true, false}} {
 		b, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "best"), N: c.n, Threads: c.threads},
-			Batch: c.batch, Pairs: true})
+			Batch: c.batch, Pairs: !c.keys})
 		if err != nil {
-			t.Errorf("best n=%d batch=%d threads=%d: %v", c.n, c.batch, c.threads, err)
+			t.Errorf("best n=%d batch=%d threads=%d keys %v: %v", c.n, c.batch, c.threads, c.keys, err)
 			continue
 		}
-		launches := 6 // (the histogram, the scan, four passes; an array of at most 4096 keys: one block sort)
-		if c.n <= 4096 {
+		launches := 6 // (the histogram, the scan, four passes; an array of at most the block tile: one block sort)
+		if c.n <= UrejanjeBlockTile {
 			launches = 1
 		}
 		if b.Radix != c.radix || b.RadixAbove != above || (b.Radix && (b.Launches != launches || (b.Threads != 256) != (c.n >= big))) {
-			t.Errorf("best n=%d batch=%d threads=%d: radix %v (want %v), above %d (want %d): %+v", c.n, c.batch, c.threads,
-				b.Radix, c.radix, b.RadixAbove, above, b)
+			t.Errorf("best n=%d batch=%d threads=%d keys %v: radix %v (want %v), above %d (want %d): %+v", c.n, c.batch, c.threads,
+				c.keys, b.Radix, c.radix, b.RadixAbove, above, b)
 		}
 	}
 }

@@ -239,7 +239,7 @@ var multiPrograms = []string{"redukcija", "razdalja", "prefiks"}
 
 // multi runs best over each count of GPUs beside one GPU's best and library, at 2^31 + 5 (the
 // speed-up) and 10^6 (the combine's cost), each line's -csv into out/multi.tgz. 30 rounds at 2^31 +
-// 5: with 10, the two-GPU combine's median read 63 us at a 7% spread in two runs; 30 read 12.4 us.
+// 5, so that the combine's median rests on more rounds (BENCHMARKS: several GPUs).
 func (r *runner) multi(counts []string, out string) error {
 	for _, c := range counts {
 		if n, err := strconv.Atoi(c); err != nil || n < 2 || n > 8 {

@@ -6,7 +6,8 @@
  * keys keep their input order in either direction (radix and CUB's one-array sort: -0.0 and +0.0
  * too; the networks and CUB's batches put -0.0 first). With the caller's values, radix and cub
  * keep input order too; the networks order equal keys by value. best is the network or radix's
- * sort by each array's length (the plan's radix and radix_above), and behaves as the one it runs. */
+ * sort by each array's length, pairs and batch (the plan's radix and radix_above), and behaves as
+ * the one it runs: its ties and zeros can differ between two requests that differ only there. */
 #ifndef TECAJ_UREJANJE_H
 #define TECAJ_UREJANJE_H
 #include "../tecaj.h"
@@ -15,6 +16,9 @@ extern "C" {
 #endif
 
 const tc_program *tc_urejanje_program(void);
+
+/* radix's block sort's tile: one block sorts an array of at most this many keys in one launch. */
+#define TC_UREJANJE_BLOCK_TILE 4096
 
 /* Key types: TC_FLOAT32, TC_INT32, TC_UINT32. */
 
@@ -39,10 +43,10 @@ typedef struct {
     int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
     int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array has at most 4096 keys, one block sorts it) */
     int64_t radix_chunk;     /* radix: keys one block of its histogram counts */
-    int64_t radix_above;     /* best: arrays longer than this run radix's sort (from the device:
-                              * its SMs x 256 keys), shorter ones the network, but for arrays of
-                              * 2049 to 4096 keys with pairs, or with keys in a batch of at least the
-                              * SMs: radix's block sort */
+    int64_t radix_above;     /* best: arrays longer than this and than TC_UREJANJE_BLOCK_TILE run
+                              * radix's sort (from the device: its SMs x 256 keys), shorter ones the
+                              * network; arrays of 2049 to 4096 keys radix's block sort with pairs,
+                              * or with keys in a batch of at least the SMs */
     int radix;               /* 1: the run is radix's sort (radix; best where it chose it), 0: a network */
 } tc_urejanje_plan;
 
