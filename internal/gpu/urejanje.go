@@ -10,11 +10,11 @@ import "tecaj/internal/vocab"
 // Urejanje is the bitonic sort (cuda/urejanje/).
 var Urejanje = register(C.tc_urejanje_program())
 
-// SortTypes are the key types the sort takes.
 // UrejanjeBlockTile is radix's block sort's tile: an array of at most this many keys is sorted by
 // one block, and best decides such arrays by its own rule (UrejanjePlan's RadixAbove).
 const UrejanjeBlockTile = int64(C.TC_UREJANJE_BLOCK_TILE)
 
+// SortTypes are the key types the sort takes.
 var SortTypes = []vocab.Dtype{vocab.Float32, vocab.Int32, vocab.Uint32}
 
 // UrejanjeRequest asks for a sort of Batch arrays of N keys (Threads a power of two, Blocks 0).

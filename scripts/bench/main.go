@@ -238,8 +238,8 @@ func (r *runner) grid(prog string, args []string, grid []string) error {
 var multiPrograms = []string{"redukcija", "razdalja", "prefiks"}
 
 // multi runs best over each count of GPUs beside one GPU's best and library, at 2^31 + 5 (the
-// speed-up) and 10^6 (the combine's cost), each line's -csv into out/multi.tgz. 30 rounds at 2^31 +
-// 5, so that the combine's median rests on more rounds (BENCHMARKS: several GPUs).
+// speed-up) and 10^6 (the combine's cost), 30 rounds each (at 2^31 + 5 too: the combine's median
+// then rests on more rounds; BENCHMARKS: several GPUs), each line's -csv into out/multi.tgz.
 func (r *runner) multi(counts []string, out string) error {
 	for _, c := range counts {
 		if n, err := strconv.Atoi(c); err != nil || n < 2 || n > 8 {
@@ -253,9 +253,9 @@ func (r *runner) multi(counts []string, out string) error {
 	defer os.RemoveAll(dir)
 	for _, prog := range multiPrograms {
 		for _, c := range counts {
-			for _, size := range []struct{ n, suffix, reps string }{{"2^31+5", "", "30"}, {"1000000", "-1e6", "30"}} {
+			for _, size := range []struct{ n, suffix string }{{"2^31+5", ""}, {"1000000", "-1e6"}} {
 				csv := filepath.Join(dir, fmt.Sprintf("%s-%sgpu%s.csv", prog, c, size.suffix))
-				r.one(runSpec{prog: prog, args: []string{"-gpus", c, "-n", size.n, "-reps", size.reps, "-csv", csv}})
+				r.one(runSpec{prog: prog, args: []string{"-gpus", c, "-n", size.n, "-reps", "30", "-csv", csv}})
 			}
 		}
 	}
