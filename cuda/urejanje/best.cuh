@@ -108,6 +108,23 @@ __host__ __device__ constexpr PassPlan make_pass(int e, int mode, int c, int gro
     return plan;
 }
 
+// The logical bit that thread bit i is in layout L: the layout's other bits, ascending.
+__host__ __device__ constexpr int thread_bit(int L, int i) {
+    for (int b = 0;; ++b)
+        if (!holds(L, b) && i-- == 0) return b;
+}
+// Whether each warp holds the same logical indices in layouts A and B of 2^e elements (thread bits
+// 5 and up, the warp's, on the same logical bits): a transpose between them stays inside the warp.
+__host__ __device__ constexpr bool warp_local(int A, int B, int e) {
+    for (int i = 5; i < e - kLogR; ++i)
+        if (thread_bit(A, i) != thread_bit(B, i)) return false;
+    return true;
+}
+
+static_assert(warp_local(layout_of(0, 1, 2, 3), layout_of(4, 5, 6, 7), 12) &&  // lanes on bits 4..8, warps 9..11
+                  !warp_local(top_layout(12), layout_of(0, 1, 2, 3), 12),         // warps on 5..7, then 9..11
+              "warp_local: which transposes stay inside a warp");
+
 // The logical index of thread t's register 0 in layout L: t's bits with a zero inserted at each
 // of the layout's bits.
 template <int L>
@@ -202,14 +219,17 @@ struct BlockSort {
             else work[offset(l)] = x[r];
         }
     }
-    // Rewrites the block's elements from layout FROM to layout TO through shared memory.
-    template <int FROM, int TO, bool WAIT>
+    // Rewrites the block's elements from layout FROM to layout TO through shared memory. A slot is
+    // an index's: the thread that stores it here read it in the last transpose (it held the index
+    // in FROM), so no barrier comes before the stores; between stores and loads, the warp's own
+    // barrier where each warp keeps its indices (warp_local), else the block's.
+    template <int FROM, int TO>
     __device__ __forceinline__ void transpose() {
-        if (WAIT) __syncthreads();  // every thread has read the previous transpose
         T *a = shared + slot<T>(spread<FROM>(threadIdx.x));
 #pragma unroll
         for (int r = 0; r < kR; ++r) a[slot<T>(reg_offset(FROM, r))] = x[r];
-        __syncthreads();
+        if constexpr (warp_local(FROM, TO, LOG_E)) __syncwarp();
+        else __syncthreads();
         const T *b = shared + slot<T>(spread<TO>(threadIdx.x));
 #pragma unroll
         for (int r = 0; r < kR; ++r) x[r] = b[slot<T>(reg_offset(TO, r))];
@@ -237,7 +257,7 @@ struct BlockSort {
         if constexpr (I < P.count) {
             constexpr Phase ph = P.p[I];
             constexpr int prev = I == 0 ? P.first : P.p[I - 1].layout, L = ph.layout;
-            if constexpr (prev != L) transpose<prev, L, have_transposed(I)>();
+            if constexpr (prev != L) transpose<prev, L>();
             uint32_t down = block_down;
             // SORT: merge 2^m sorts down where bit m of the global index is set: bit m of l
             // while m < E (a register bit or a thread bit), the block's bit when m == E
@@ -259,16 +279,6 @@ struct BlockSort {
             if (bit_at(L, q) == m) return by_q[q];
         return 0;
     }
-    // Whether a phase before I changed layout (then a transpose must wait for its readers).
-    __host__ __device__ static constexpr bool have_transposed(int I) {
-        int cur = P.first;
-        for (int i = 0; i < I; ++i) {
-            if (P.p[i].layout != cur) return true;
-            cur = P.p[i].layout;
-        }
-        return false;
-    }
-
     __device__ __forceinline__ void run() {
         load<P.first>();
         // FINISH and STRIDED: bit log_k of the index is one of the block's bits; SORT: bit E
