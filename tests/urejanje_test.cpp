@@ -721,6 +721,15 @@ TEST(Urejanje, BestChoosesByTheDevice) {
         EXPECT_EQ(p.radix, 0) << name;
         ASSERT_EQ(TC_OK, plan(best, 1024, 1024, true, 0, &d, &p));  // a batch of short arrays, 2^20 keys in all
         EXPECT_EQ(p.radix, 0) << name;
+        // the network's threads are its first launch's block (16 words a thread), not the request's 512
+        EXPECT_EQ(p.launch.threads, 64) << name;
+        EXPECT_EQ(p.launch.blocks, 1024) << name;
+        ASSERT_EQ(TC_OK, plan(best, 4096, 1, false, 0, &d, &p));  // one block of 4096
+        EXPECT_EQ(p.launch.threads, 256) << name;
+        EXPECT_EQ(p.launch.blocks, 1) << name;
+        ASSERT_EQ(TC_OK, plan(best, 300, 5, false, 0, &d, &p));  // shorter than 1024: a thread a pair of the 512
+        EXPECT_EQ(p.launch.threads, 256) << name;
+        EXPECT_EQ(p.launch.blocks, 5) << name;
     }
     // a GPU of 12 SMs, whose SMs x 256 line (3072) lies below the block sort's tile: arrays of up
     // to 4096 keys follow the block sort's rule alone, longer ones the line

@@ -122,6 +122,8 @@ tc_status dry_run(tc_urejanje_plan &p, const tc_device &dev) {
     TC_TRY_STATUS(network_run(L));
     p.launch.launches = L.count;
     p.launch.blocks = int(L.grid);
+    if (p.launch.variant == VBEST)  // its threads: the first network launch's block, not the request's
+        p.launch.threads = small_arrays(p) ? std::max(1, int(p.padded / 2)) : (1 << p.block_log) / kR;
     p.launch.bytes_moved = L.bytes;
     p.launch.shared_bytes = L.shared;
     return TC_OK;
