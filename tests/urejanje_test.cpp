@@ -580,6 +580,11 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.items, 3 * 1025);
     EXPECT_EQ(p.launch.scratch_bytes, size_t(8 * 2048 * 3));  // pairs: 8-byte words
     EXPECT_GT(p.launch.blocks, 0);                            // the grid actually launched
+    EXPECT_EQ(p.launch.threads, 256);                         // and its block: chunks of 512
+    ASSERT_EQ(TC_OK, plan(find("nl"), 100, 1, false, 256, &d, &p));
+    EXPECT_EQ(p.launch.threads, 64);  // a chunk of the whole 128: a thread a pair, not the request's 256
+    ASSERT_EQ(TC_OK, plan(find("o"), 1, 1, false, 256, &d, &p));
+    EXPECT_EQ(p.launch.threads, 256);  // no step to launch: the request's
     // o: pack, unpack and one launch per step: log2(2048) = 11 gives 66 steps
     ASSERT_EQ(TC_OK, plan(find("o"), 2048, 1, false, 256, &d, &p));
     EXPECT_EQ(p.launch.launches, 2 + 66);

@@ -364,7 +364,7 @@ tc_status best_launch_e(Launches<T> &L, const BlockPass &bp) {
         const unsigned blocks = unsigned(L.total >> LOG_E);
         const double moved = (bp.load_input ? L.keys_in() : L.words()) + (bp.store_output ? L.result_out() : L.words());
         L.takes_shared(size_t(smem));
-        if (!L.next(blocks, moved)) return TC_OK;
+        if (!L.next(blocks, (1 << LOG_E) / kR, moved)) return TC_OK;
         static const cudaError_t allowed =  // above 48 KB a kernel must ask for its shared memory
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         TC_TRY(allowed);
@@ -393,7 +393,7 @@ tc_status best_run(Launches<T> &L) {
     if (small_arrays(p)) {
         const int chunk = int(p.padded), block = chunk / 2 < 1 ? 1 : chunk / 2;
         L.takes_shared(sizeof(T) * size_t(chunk));
-        TC_SORT_LAUNCH(L, unsigned(p.batch), L.keys_in() + L.result_out(), true,
+        TC_SORT_LAUNCH(L, unsigned(p.batch), block, L.keys_in() + L.result_out(), true,
                        bitonic_best_small<T><<<unsigned(p.batch), block, sizeof(T) * size_t(chunk), L.s>>>(L.io));
         return TC_OK;
     }

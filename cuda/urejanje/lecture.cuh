@@ -202,7 +202,7 @@ __global__ void bitonic_nl_finish(T *d, int chunk, int64_t padded, int64_t k) {
 // bound of the bytes it moves, and made unless the plan only counts. The plan's launch count,
 // grid and bytes come from a dry run of the same code as the run.
 template <typename T>
-struct Launches : tc::LaunchCounter {  // the grid: of the first network launch (pack and unpack aside)
+struct Launches : tc::LaunchCounter {  // the grid and block: of the first network launch (pack and unpack aside)
     const tc_urejanje_plan &p;
     T *work;        // the padded network: batch x padded words
     int64_t total;  // its words
@@ -210,10 +210,12 @@ struct Launches : tc::LaunchCounter {  // the grid: of the first network launch 
     Io io;
     double bytes = 0;
     size_t shared = 0;  // the most dynamic shared memory a launch takes
+    int block = 0;
 
     void takes_shared(size_t b) { shared = b > shared ? b : shared; }
-    bool next(unsigned blocks, double moved, bool network = true) {
+    bool next(unsigned blocks, int threads, double moved, bool network = true) {
         bytes += moved;
+        if (network && block == 0) block = threads;
         return LaunchCounter::next(blocks, network);
     }
     // Lower bounds of the bytes a launch moves: every word read (a compare-exchange writes only
@@ -224,7 +226,7 @@ struct Launches : tc::LaunchCounter {  // the grid: of the first network launch 
     double result_out() const { return (p.pairs ? 8.0 : 4.0) * double(p.launch.items); }
     unsigned blocks_for(int64_t items, int threads) const { return unsigned(tc::ceil_div(items, threads)); }
 };
-#define TC_SORT_LAUNCH(launches, blocks, moved, network, ...) \
-    TC_COUNTED_LAUNCH((launches).next(blocks, moved, network), __VA_ARGS__)
+#define TC_SORT_LAUNCH(launches, blocks, threads, moved, network, ...) \
+    TC_COUNTED_LAUNCH((launches).next(blocks, threads, moved, network), __VA_ARGS__)
 
 }  // namespace

@@ -16,16 +16,16 @@ template <typename T>
 tc_status lecture_run(Launches<T> &L) {
     const int v = L.p.launch.variant, t = L.p.launch.threads;
     const int64_t N = L.p.padded, total = L.total;
-    TC_SORT_LAUNCH(L, L.blocks_for(total, 256), L.keys_in() + L.words(), false,
+    TC_SORT_LAUNCH(L, L.blocks_for(total, 256), 256, L.keys_in() + L.words(), false,
                    pack_kernel<T><<<L.blocks_for(total, 256), 256, 0, L.s>>>(L.io, L.work, total));
     if (v == VO || v == VOV) {
         for (int64_t k = 2; k <= N; k *= 2)
             for (int64_t j = k / 2; j > 0; j /= 2) {
                 if (v == VO)
-                    TC_SORT_LAUNCH(L, L.blocks_for(total, t), L.words(), true,
+                    TC_SORT_LAUNCH(L, L.blocks_for(total, t), t, L.words(), true,
                                    bitonic_o<T><<<L.blocks_for(total, t), t, 0, L.s>>>(L.work, total, N, j, k));
                 else
-                    TC_SORT_LAUNCH(L, L.blocks_for(total / 2, t), L.words(), true,
+                    TC_SORT_LAUNCH(L, L.blocks_for(total / 2, t), t, L.words(), true,
                                    bitonic_ov<T><<<L.blocks_for(total / 2, t), t, 0, L.s>>>(L.work, total, N, j, k));
             }
     } else {
@@ -36,21 +36,21 @@ tc_status lecture_run(Launches<T> &L) {
         const double in_block = shared ? 2 * L.words() : L.words();
         L.takes_shared(smem);
         // start: every k up to the chunk
-        if (shared) TC_SORT_LAUNCH(L, blocks, in_block, true, bitonic_nl_start<T><<<blocks, block, smem, L.s>>>(L.work, chunk, N));
-        else TC_SORT_LAUNCH(L, blocks, in_block, true, bitonic_n_start<T><<<blocks, block, 0, L.s>>>(L.work, chunk, N));
+        if (shared) TC_SORT_LAUNCH(L, blocks, block, in_block, true, bitonic_nl_start<T><<<blocks, block, smem, L.s>>>(L.work, chunk, N));
+        else TC_SORT_LAUNCH(L, blocks, block, in_block, true, bitonic_n_start<T><<<blocks, block, 0, L.s>>>(L.work, chunk, N));
         for (int64_t k = 2 * int64_t(chunk); k <= N; k *= 2) {
             for (int64_t j = k / 2; j >= chunk; j /= 2)  // middle: one global step a launch
-                TC_SORT_LAUNCH(L, L.blocks_for(total / 2, t), L.words(), true,
+                TC_SORT_LAUNCH(L, L.blocks_for(total / 2, t), t, L.words(), true,
                                bitonic_ov<T><<<L.blocks_for(total / 2, t), t, 0, L.s>>>(L.work, total, N, j, k));
             if (shared)
-                TC_SORT_LAUNCH(L, blocks, in_block, true,
+                TC_SORT_LAUNCH(L, blocks, block, in_block, true,
                                bitonic_nl_finish<T><<<blocks, block, smem, L.s>>>(L.work, chunk, N, k));
             else
-                TC_SORT_LAUNCH(L, blocks, in_block, true,
+                TC_SORT_LAUNCH(L, blocks, block, in_block, true,
                                bitonic_n_finish<T><<<blocks, block, 0, L.s>>>(L.work, chunk, N, k));
         }
     }
-    TC_SORT_LAUNCH(L, L.blocks_for(total, 256), L.words() + L.result_out(), false,
+    TC_SORT_LAUNCH(L, L.blocks_for(total, 256), 256, L.words() + L.result_out(), false,
                    unpack_kernel<T><<<L.blocks_for(total, 256), 256, 0, L.s>>>(L.io, L.work, total));
     return TC_OK;
 }
@@ -122,8 +122,7 @@ tc_status dry_run(tc_urejanje_plan &p, const tc_device &dev) {
     TC_TRY_STATUS(network_run(L));
     p.launch.launches = L.count;
     p.launch.blocks = int(L.grid);
-    if (p.launch.variant == VBEST)  // its threads: the first network launch's block, not the request's
-        p.launch.threads = small_arrays(p) ? std::max(1, int(p.padded / 2)) : (1 << p.block_log) / kR;
+    if (L.block) p.launch.threads = L.block;  // the launched block: smaller than the request's for short arrays
     p.launch.bytes_moved = L.bytes;
     p.launch.shared_bytes = L.shared;
     return TC_OK;
