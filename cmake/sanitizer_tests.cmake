@@ -6,8 +6,9 @@ set(race_tests "EveryVariant*;Batches;BlockSizes;*Dimension*;BestMagnitude*;Best
 set(race_suites "Primitives")
 # raced alone at a longer TECAJ_MAX_N (Test=N): tests whose kernels need arrays past the 5000 above
 # to run at all (radix's 384 x 20 and 512 x 16 tiles: whole tiles, the look-back between them, and
-# at 41000 the batches of five arrays of a tile and a key)
-set(race_long "Urejanje.RadixExactEveryPassShape=41000")
+# at 41000 the batches of five arrays of a tile and a key; the network's FINISH passes over 2048,
+# 4096 and 8192 keys, and at 2^22 + 5 its STRIDED passes of three groups of steps)
+set(race_long "Urejanje.RadixExactEveryPassShape=41000;Urejanje.BestFirstBlockSizes=1048577;Urejanje.BestLargeArrays=4194309")
 
 if(NOT EXISTS "${TECAJ_KERNEL_TESTS}")
   add_test(sanitizers_NOT_BUILT sanitizers_NOT_BUILT)  # (fails, under both labels: never an empty pass)
