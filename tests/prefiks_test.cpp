@@ -179,7 +179,7 @@ void check_slices(const Case &c, const std::vector<uint32_t> &in, const std::vec
                 << what;
         for (int k = 0; k < count; ++k)
             ASSERT_EQ(TC_OK, tc_prefiks_run_after(&plans[k], din.ptr + edge[k], segmented ? dflags.ptr + edge[k] : nullptr,
-                                                  dout.ptr + edge[k], scratch[k]->ptr, carries.ptr, count, k, work.ptr, nullptr))
+                                                  dout.ptr + edge[k], scratch[k]->ptr, carries.ptr, count, k, nullptr))
                 << what;
         ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize()) << what;
         got[run] = dout.download(n);
@@ -354,9 +354,9 @@ TEST(Prefiks, SlicesAfterTheirCarriesAreTheOneScan) {
     ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&rg, &d, &grid));
     DeviceBuffer<uint32_t> buf(100);
     DeviceBuffer<unsigned char> carries(2 * TC_PREFIKS_CARRY_BYTES), work(TC_PREFIKS_CARRY_WORK_BYTES), scratch(p.launch.scratch_bytes);
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&grid, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 1, work.ptr, nullptr));
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 2, work.ptr, nullptr));
-    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, nullptr, 2, 1, work.ptr, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&grid, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 1, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 2, nullptr));
+    EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, nullptr, 2, 1, nullptr));
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_carry_out(&p, buf.ptr, nullptr, nullptr, carries.ptr, nullptr));
 }
 

@@ -344,7 +344,7 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 		if p.plan == nil {
 			return nil
 		}
-		return gpu.RunPrefiksAfter(p.plan, p.in, p.flags, p.out, p.scratch, p.carries, m.Ranks, r.Rank, p.work, r.Stream)
+		return gpu.RunPrefiksAfter(p.plan, p.in, p.flags, p.out, p.scratch, p.carries, m.Ranks, r.Rank, r.Stream)
 	}
 	times, err := m.Time(cli.Stages{Kernel: reduce, Gather: gather, After: scan})
 	if err != nil {

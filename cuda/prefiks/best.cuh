@@ -208,8 +208,27 @@ __device__ T group_prefix(const BestTiles &tiles, const BestTiles &groups, int64
     return op(before_group, in_group);
 }
 
+// Several GPUs: what a slice passes on (TC_PREFIKS_CARRY_BYTES), its total since its last head and
+// whether it has one; the carries are gathered in GPU order.
+template <typename T>
+struct Carry {
+    T total;
+    int32_t headed;
+    int64_t reserved;
+};
+// The value slice rank > 0 starts from: the carries before it folded in GPU order (one with a head
+// restarts the fold at its total). The scan's first tile folds them, not a kernel of its own between
+// the gather and the scan (one dependent launch less on the slowest GPU's path).
+template <typename T, typename Op>
+__device__ __forceinline__ T fold_carries(const Carry<T> *carries, int rank) {
+    T c = carries[0].total;
+    for (int j = 1; j < rank; ++j) c = carries[j].headed ? carries[j].total : Op{}(c, carries[j].total);
+    return c;
+}
+
 template <typename T, typename Op, bool EXCL, bool SEG, int ROWS>
-__global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n, const T *initial,
+__global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) scan_best(const T *in, const uint8_t *flags, T *out, int64_t n,
+                                                         const Carry<T> *carries, int rank,
                                                          tc::tile::Epoch *epoch_word, uint64_t *statuses, uint64_t *groups, int64_t tiles, int64_t ahead) {
     static_assert(sizeof(T) == 4, "status words hold 32-bit values");
     using E = BestElement<T, SEG>;
@@ -248,7 +267,7 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
                 if (SEG && i + k < n) f |= uint32_t(flags[i + k]) << (8 * k);
             }
         }
-        if (SEG && i == 0 && !initial) f |= 1u;  // position 0 starts a segment (a later GPU's slice: where flagged)
+        if (SEG && i == 0 && !carries) f |= 1u;  // position 0 starts a segment (a later GPU's slice: where flagged)
 #pragma unroll
         for (int k = 0; k < 4; ++k) x[4 * r + k] = v[k];
         if constexpr (SEG) heads[r / 8] |= head_bits(f) << (4 * (r % 8));
@@ -301,8 +320,8 @@ __global__ void __launch_bounds__(kBestThreads, best_blocks_per_sm(SEG, ROWS)) s
         const BestTiles tile_words{statuses, epoch}, group_words{groups, epoch};
         bool headed = false;  // a segmented tile with a head: its inclusive prefix is its aggregate's value
         if constexpr (SEG) headed = aggregate.f != 0;
-        if (tile == 0 && initial) {  // several GPUs: a later slice starts from the slices before it
-            prefix = *initial;
+        if (tile == 0 && carries) {  // several GPUs: a later slice starts from the slices before it
+            prefix = fold_carries<T, Op>(carries, rank);
             if (!headed) inclusive = Op{}(prefix, inclusive);
         }
         if (lane == 0) tile_words.publish(tile, bits_of(inclusive), tile == 0 || headed ? kInclusive : kAggregate);

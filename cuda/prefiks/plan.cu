@@ -78,8 +78,8 @@ tc_status grid_scan(Launches &L, const T *in, T *out, int64_t n, bool excl, int 
 int64_t co_threads(const tc_prefiks_plan &p) { return int64_t(p.launch.blocks) * p.launch.threads; }
 
 template <typename T, typename Op>
-tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const uint8_t *flags, T *out, const T *initial,
-                    cudaStream_t s, int &levels) {
+tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const uint8_t *flags, T *out,
+                    const Carry<T> *carries, int rank, cudaStream_t s, int &levels) {
     const int v = p.launch.variant, t = p.launch.threads;
     const int64_t n = p.launch.n;
     const bool excl = p.exclusive != 0;
@@ -124,7 +124,7 @@ tc_status run_typed(const tc_prefiks_plan &p, Launches &L, const T *in, const ui
         tc::tile::Epoch *state = L.take<tc::tile::Epoch>(1);
         uint64_t *statuses = L.take<uint64_t>(tiles);
         uint64_t *groups = L.take<uint64_t>(tc::ceil_div(tiles, 32));
-#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, initial, state, statuses, groups, tiles, ahead)))
+#define TC_BEST(E, S, R) TC_SCAN_LAUNCH(L, unsigned(tiles), (scan_best<T, Op, E, S, R><<<unsigned(tiles), kBestThreads, 0, s>>>(in, flags, out, n, carries, rank, state, statuses, groups, tiles, ahead)))
         if (p.segmented) {
             if (excl) TC_BEST(true, true, kBestSegRows);
             else TC_BEST(false, true, kBestSegRows);
@@ -163,13 +163,14 @@ tc_status dispatch(tc_dtype type, tc_op op, F &&f) {
     return f(tc::Tag<uint32_t>{}, tc::Sum{});
 }
 
-// initial: best only, the value a later GPU's slice starts from (null: the scan starts at its slice)
+// carries, rank: best only, a later GPU's slice (rank > 0) starts from the carries of the slices
+// before it (null: the scan starts at its slice)
 tc_status run_all(const tc_prefiks_plan &p, Launches &L, const void *in, const uint8_t *flags, void *out,
-                  const void *initial, cudaStream_t s, int &levels) {
+                  const void *carries, int rank, cudaStream_t s, int &levels) {
     return dispatch(p.type, p.op, [&](auto tag, auto op) -> tc_status {
         using T = typename decltype(tag)::type;
         return run_typed<T, decltype(op)>(p, L, static_cast<const T *>(in), flags, static_cast<T *>(out),
-                                          static_cast<const T *>(initial), s, levels);
+                                          static_cast<const Carry<T> *>(carries), rank, s, levels);
     });
 }
 
@@ -272,7 +273,7 @@ extern "C" tc_status tc_prefiks_make_plan(const tc_prefiks_request *r, const tc_
     // a dry run counts the launches and the scratch, and the levels of the recursive scans
     Launches L{{true}, nullptr};
     int levels = 0;
-    TC_TRY_STATUS(run_all(*out, L, nullptr, nullptr, nullptr, nullptr, nullptr, levels));
+    TC_TRY_STATUS(run_all(*out, L, nullptr, nullptr, nullptr, nullptr, 0, nullptr, levels));
     p.launches = v == VCUB ? 0 : L.count;
     if (v != VCO && v != VCUB) p.blocks = int(L.grid);
     if (v == VCUB) p.threads = p.blocks = 0;
@@ -308,18 +309,11 @@ extern "C" tc_status tc_prefiks_run(const tc_prefiks_plan *p, const void *in, co
     if (p->launch.variant < 0 || p->launch.variant >= VARIANTS || p->launch.n < 1) return TC_BAD_ARGUMENT;
     Launches L{{false}, static_cast<unsigned char *>(scratch)};
     int levels = 0;
-    return run_all(*p, L, in, flags, out, nullptr, s, levels);
+    return run_all(*p, L, in, flags, out, nullptr, 0, s, levels);
 }
 
 // ---- several GPUs: a slice's carry, reduced before its scan; the scan after the slices before ---
 
-// What a slice passes on (TC_PREFIKS_CARRY_BYTES): its total since its last head, and whether it has one.
-template <typename T>
-struct Carry {
-    T total;
-    int32_t headed;
-    int64_t reserved;
-};
 static_assert(sizeof(Carry<float>) == TC_PREFIKS_CARRY_BYTES, "the carry's layout");
 
 // carry_out's work: the blocks' partial totals, then the last head's offset + 1 (0: none)
@@ -371,15 +365,6 @@ __global__ void __launch_bounds__(kCarryThreads) carry_total(const T *partials, 
     if (threadIdx.x == 0) *carry = {acc, after && *after ? 1 : 0, 0};
 }
 
-// The value slice rank starts from: the carries before it folded in GPU order (one with a head
-// restarts the fold at its total).
-template <typename T, typename Op>
-__global__ void carry_fold(const Carry<T> *carries, int rank, T *initial) {
-    T c = carries[0].total;
-    for (int j = 1; j < rank; ++j) c = carries[j].headed ? carries[j].total : Op{}(c, carries[j].total);
-    *initial = c;
-}
-
 extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *in, const uint8_t *flags, void *work,
                                           void *carry, cudaStream_t s) {
     if (!p || !in || !work || !carry || (p->segmented && !flags) || p->launch.n < 1) return TC_BAD_ARGUMENT;
@@ -404,21 +389,13 @@ extern "C" tc_status tc_prefiks_carry_out(const tc_prefiks_plan *p, const void *
 }
 
 extern "C" tc_status tc_prefiks_run_after(const tc_prefiks_plan *p, const void *in, const uint8_t *flags, void *out,
-                                          void *scratch, const void *carries, int count, int rank, void *work,
-                                          cudaStream_t s) {
-    if (!p || !carries || !work || rank < 0 || rank >= count || p->launch.variant != VBEST) return TC_BAD_ARGUMENT;
+                                          void *scratch, const void *carries, int count, int rank, cudaStream_t s) {
+    if (!p || !carries || rank < 0 || rank >= count || p->launch.variant != VBEST) return TC_BAD_ARGUMENT;
     if (rank == 0) return tc_prefiks_run(p, in, flags, out, scratch, s);  // the first slice's scan is the whole scan's
     if (!in || !out || (p->segmented && !flags) || !scratch || p->launch.n < 1) return TC_BAD_ARGUMENT;
-    void *initial = static_cast<unsigned char *>(work) + kCarryBlocks * 4;
-    TC_TRY_STATUS(dispatch(p->type, p->op, [&](auto tag, auto op) -> tc_status {
-        using T = typename decltype(tag)::type;
-        carry_fold<T, decltype(op)><<<1, 1, 0, s>>>(static_cast<const Carry<T> *>(carries), rank, static_cast<T *>(initial));
-        TC_LAUNCHED();
-        return TC_OK;
-    }));
     Launches L{{false}, static_cast<unsigned char *>(scratch)};
     int levels = 0;
-    return run_all(*p, L, in, flags, out, initial, s, levels);
+    return run_all(*p, L, in, flags, out, carries, rank, s, levels);
 }
 
 // a thread's run (its 4 accumulators, then their 2 levels), the block's 10 shuffle steps, and carry_total's run of 4 and 10

@@ -67,7 +67,7 @@ func PrefiksTolerance(pl *PrefiksPlan, prefixAbs float64) float64 {
 }
 
 // PrefiksCarryBytes is what one GPU's slice passes on to the slices after it, and
-// PrefiksCarryWorkBytes the device memory PrefiksCarryOut and RunPrefiksAfter work in.
+// PrefiksCarryWorkBytes the device memory PrefiksCarryOut works in.
 const (
 	PrefiksCarryBytes     = C.TC_PREFIKS_CARRY_BYTES
 	PrefiksCarryWorkBytes = C.TC_PREFIKS_CARRY_WORK_BYTES
@@ -81,11 +81,11 @@ func PrefiksCarryOut(pl *PrefiksPlan, in, flags, work, carry *Buffer, s *Stream)
 }
 
 // RunPrefiksAfter scans slice rank of count (a best plan) starting from the carries of the slices
-// before it (all count of them gathered in carries, in GPU order): the slice's part of the whole
-// scan, queued on s.
-func RunPrefiksAfter(pl *PrefiksPlan, in, flags, out, scratch, carries *Buffer, count, rank int, work *Buffer, s *Stream) error {
+// before it (all count of them gathered in carries, in GPU order, and folded by the scan itself):
+// the slice's part of the whole scan, queued on s.
+func RunPrefiksAfter(pl *PrefiksPlan, in, flags, out, scratch, carries *Buffer, count, rank int, s *Stream) error {
 	return check("prefiks best after the slices before", C.tc_prefiks_run_after(&pl.c, in.pointer(), (*C.uint8_t)(flags.pointer()),
-		out.pointer(), scratch.pointer(), carries.pointer(), C.int(count), C.int(rank), work.pointer(), s.c()))
+		out.pointer(), scratch.pointer(), carries.pointer(), C.int(count), C.int(rank), s.c()))
 }
 
 // PrefiksCarryDepth is the most operations a carry's value goes through (for the tolerance).

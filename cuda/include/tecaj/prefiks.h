@@ -48,14 +48,14 @@ double tc_prefiks_tolerance(const tc_prefiks_plan *plan, double prefix_abs);
  * head (the 4-byte value), whether it has a head (int32), padding. The carries are gathered in
  * GPU order, and each slice's scan starts from those before it: one pass over the outputs. */
 #define TC_PREFIKS_CARRY_BYTES 16
-#define TC_PREFIKS_CARRY_WORK_BYTES 8192 /* device memory carry_out and run_after work in */
+#define TC_PREFIKS_CARRY_WORK_BYTES 8192 /* device memory carry_out works in */
 /* Writes the slice's carry (TC_PREFIKS_CARRY_BYTES of device memory) from its input and flags. */
 tc_status tc_prefiks_carry_out(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, void *work,
                                void *carry, cudaStream_t stream);
-/* tc_prefiks_run for slice rank of count: the carries before it folded in GPU order (one with a
- * head restarts the fold), the slice's scan starting from that (rank 0: tc_prefiks_run). */
+/* tc_prefiks_run for slice rank of count: the slice's scan starting from the carries before it,
+ * folded in GPU order by the scan itself (one with a head restarts the fold; rank 0: tc_prefiks_run). */
 tc_status tc_prefiks_run_after(const tc_prefiks_plan *plan, const void *in, const uint8_t *flags, void *out,
-                               void *scratch, const void *carries, int count, int rank, void *work, cudaStream_t stream);
+                               void *scratch, const void *carries, int count, int rank, cudaStream_t stream);
 /* The most operations a carry's value goes through (for the tolerance, with the scan's depth). */
 int64_t tc_prefiks_carry_depth(const tc_prefiks_plan *plan);
 
