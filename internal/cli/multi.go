@@ -282,8 +282,9 @@ func (m *Multi) Close() {
 	}
 }
 
-// Times are one rank's timed runs: its kernels, then the combine (the all-gather and what follows).
-type Times struct{ Kernel, Combine []float64 }
+// Times are one rank's timed runs: its kernels, then the combine (the all-gather and what follows);
+// After, the part of Kernel that ran after the combine (Stages.After; zero where there is none).
+type Times struct{ Kernel, Combine, After []float64 }
 
 // Stages are one round of a run over several GPUs, queued on each rank's stream in this order.
 // Kernel is the slice's own work; Gather the rank's part of the collective, every local rank's
@@ -317,6 +318,7 @@ func (m *Multi) Time(st Stages) ([]Times, error) {
 				if rep > 0 {
 					for i, t := range round {
 						times[i].Kernel, times[i].Combine = append(times[i].Kernel, t.Kernel...), append(times[i].Combine, t.Combine...)
+						times[i].After = append(times[i].After, t.After...)
 					}
 				}
 				break
@@ -389,7 +391,7 @@ func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err erro
 	lates := make([]bool, len(m.Local))
 	err = m.Do(func(r *Rank) error {
 		k, c, a, lateHere, err := r.Timer.Wait()
-		times[r.Local] = Times{Kernel: []float64{k + a}, Combine: []float64{c}}
+		times[r.Local] = Times{Kernel: []float64{k + a}, Combine: []float64{c}, After: []float64{a}}
 		lates[r.Local] = lateHere
 		return err
 	})
@@ -414,10 +416,25 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 		}
 		combine[i] = total[i] - kernel[i] // (the rounds start together: what the combine adds to the slowest kernel)
 	}
-	var per, perCombine []string
+	var per, perCombine, perAfter, perEnd []string
+	after := false // a run with work after the combine (a scan's): where each GPU's time goes, and which ends last
 	for _, t := range times {
 		per = append(per, fmt.Sprintf("%.1f", report.Median(t.Kernel)*1000))
 		perCombine = append(perCombine, fmt.Sprintf("%.1f", report.Median(t.Combine)*1000))
+		ends := make([]float64, len(t.Kernel))
+		for i := range ends {
+			ends[i] = t.Kernel[i] + t.Combine[i]
+		}
+		perEnd = append(perEnd, fmt.Sprintf("%.1f", report.Median(ends)*1000))
+		if len(t.After) == len(t.Kernel) {
+			perAfter = append(perAfter, fmt.Sprintf("%.1f", report.Median(t.After)*1000))
+			after = after || report.Median(t.After) > 0
+		}
+	}
+	staged := ""
+	if after && len(perAfter) == len(times) {
+		staged = fmt.Sprintf("; of its kernel, after the combine: %s; each GPU ends at (us from the round's start): %s",
+			strings.Join(perAfter, ", "), strings.Join(perEnd, ", "))
 	}
 	row.Variant = fmt.Sprintf("best/%dgpu", m.Ranks)
 	row.KernelMs, row.HostMs, row.D2HMs = report.Num(report.Median(kernel)), report.Num(report.Median(combine)), report.Num(d2hMs)
@@ -427,8 +444,8 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 	if len(m.Local) < m.Ranks {
 		where = fmt.Sprintf("rank 0's of %d processes", m.Ranks)
 	}
-	row.Note = strings.TrimSpace(fmt.Sprintf("kernel us a GPU (%s): %s; its combine: %s; host us: the combine (NCCL all-gather%s) %s",
-		where, strings.Join(per, ", "), strings.Join(perCombine, ", "), m.Link, row.Note))
+	row.Note = strings.TrimSpace(fmt.Sprintf("kernel us a GPU (%s): %s; its combine: %s%s; host us: the combine (NCCL all-gather%s) %s",
+		where, strings.Join(per, ", "), strings.Join(perCombine, ", "), staged, m.Link, row.Note))
 	return row
 }
 

@@ -301,7 +301,20 @@ func TestMultiRowNamesEachGPUsKernelAndCombine(t *testing.T) {
 	if row.Variant != "best/2gpu" || !near(row.KernelMs, 1.001) || !near(row.HostMs, 0.061) || !near(row.TotalMs, 1.562) {
 		t.Errorf("row %s: kernel %v, host %v, total %v; want best/2gpu, 1.001, 0.061, 1.562", row.Variant, row.KernelMs, row.HostMs, row.TotalMs)
 	}
-	if want := "kernel us a GPU (one process): 1001.0, 1000.0; its combine: 61.0, 10.0;"; !strings.Contains(row.Note, want) {
+	if want := "kernel us a GPU (one process): 1001.0, 1000.0; its combine: 61.0, 10.0; host us"; !strings.Contains(row.Note, want) {
+		t.Errorf("note %q, want it to hold %q", row.Note, want)
+	}
+	// a scan's: the last GPU reduces nothing, waits in its combine, then scans; it ends last here
+	times = []cli.Times{
+		{Kernel: []float64{2.000, 2.002, 2.001}, Combine: []float64{0.010, 0.012, 0.011}, After: []float64{1.500, 1.502, 1.501}},
+		{Kernel: []float64{1.510, 1.512, 1.511}, Combine: []float64{0.520, 0.518, 0.519}, After: []float64{1.510, 1.512, 1.511}},
+	}
+	row = m.Row(report.Row{}, times, 0)
+	if !near(row.KernelMs, 2.001) || !near(row.HostMs, 0.029) {
+		t.Errorf("scan row: kernel %v, host %v; want 2.001, 0.029 (the last GPU's end, 2.030, less the slowest kernel)", row.KernelMs, row.HostMs)
+	}
+	want := "its combine: 11.0, 519.0; of its kernel, after the combine: 1501.0, 1511.0; each GPU ends at (us from the round's start): 2012.0, 2030.0; host us"
+	if !strings.Contains(row.Note, want) {
 		t.Errorf("note %q, want it to hold %q", row.Note, want)
 	}
 }
