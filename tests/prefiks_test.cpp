@@ -353,7 +353,7 @@ TEST(Prefiks, SlicesAfterTheirCarriesAreTheOneScan) {
     ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&r, &d, &p));
     ASSERT_EQ(TC_OK, tc_prefiks_make_plan(&rg, &d, &grid));
     DeviceBuffer<uint32_t> buf(100);
-    DeviceBuffer<unsigned char> carries(2 * TC_PREFIKS_CARRY_BYTES), work(TC_PREFIKS_CARRY_WORK_BYTES), scratch(p.launch.scratch_bytes);
+    DeviceBuffer<unsigned char> carries(2 * TC_PREFIKS_CARRY_BYTES), scratch(p.launch.scratch_bytes);
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&grid, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 1, nullptr));
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, carries.ptr, 2, 2, nullptr));
     EXPECT_EQ(TC_BAD_ARGUMENT, tc_prefiks_run_after(&p, buf.ptr, nullptr, buf.ptr, scratch.ptr, nullptr, 2, 1, nullptr));

@@ -391,7 +391,10 @@ func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err erro
 	lates := make([]bool, len(m.Local))
 	err = m.Do(func(r *Rank) error {
 		k, c, a, lateHere, err := r.Timer.Wait()
-		times[r.Local] = Times{Kernel: []float64{k + a}, Combine: []float64{c}, After: []float64{a}}
+		times[r.Local] = Times{Kernel: []float64{k + a}, Combine: []float64{c}}
+		if st.After != nil { // (without one, a is two back-to-back events' gap, not work)
+			times[r.Local].After = []float64{a}
+		}
 		lates[r.Local] = lateHere
 		return err
 	})
@@ -405,7 +408,8 @@ func (m *Multi) round(st Stages, gated bool) (times []Times, late bool, err erro
 // median of each round's last rank to finish, with the copy back (d2hMs); host, what the combine
 // adds to the slowest kernel (a rank may wait in its combine for the others: that wait is not added);
 // the note names each GPU's kernel and combine medians (a GPU whose combine is longer than the
-// others' waited for a later one: its round started first) and the link.
+// others' waited for a later one: its round started first) and the link; where the run has an After
+// stage (a scan's), also each GPU's time after the combine and when each ends, from the round's start.
 func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 	reps := len(times[0].Kernel)
 	kernel, combine, total := make([]float64, reps), make([]float64, reps), make([]float64, reps)
@@ -426,9 +430,9 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 			ends[i] = t.Kernel[i] + t.Combine[i]
 		}
 		perEnd = append(perEnd, fmt.Sprintf("%.1f", report.Median(ends)*1000))
-		if len(t.After) == len(t.Kernel) {
+		if len(t.After) > 0 && len(t.After) == len(t.Kernel) {
 			perAfter = append(perAfter, fmt.Sprintf("%.1f", report.Median(t.After)*1000))
-			after = after || report.Median(t.After) > 0
+			after = true
 		}
 	}
 	staged := ""
