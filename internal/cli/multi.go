@@ -283,7 +283,7 @@ func (m *Multi) Close() {
 }
 
 // Times are one rank's timed runs: its kernels, then the combine (the all-gather and what follows);
-// After, the part of Kernel that ran after the combine (Stages.After; zero where there is none).
+// After, the part of Kernel that ran after the combine (Stages.After; nil where there is none).
 type Times struct{ Kernel, Combine, After []float64 }
 
 // Stages are one round of a run over several GPUs, queued on each rank's stream in this order.
@@ -420,23 +420,22 @@ func (m *Multi) Row(row report.Row, times []Times, d2hMs float64) report.Row {
 		}
 		combine[i] = total[i] - kernel[i] // (the rounds start together: what the combine adds to the slowest kernel)
 	}
+	// a run with work after the combine (a scan's): where each GPU's time goes, and which ends last
 	var per, perCombine, perAfter, perEnd []string
-	after := false // a run with work after the combine (a scan's): where each GPU's time goes, and which ends last
 	for _, t := range times {
 		per = append(per, fmt.Sprintf("%.1f", report.Median(t.Kernel)*1000))
 		perCombine = append(perCombine, fmt.Sprintf("%.1f", report.Median(t.Combine)*1000))
-		ends := make([]float64, len(t.Kernel))
-		for i := range ends {
-			ends[i] = t.Kernel[i] + t.Combine[i]
-		}
-		perEnd = append(perEnd, fmt.Sprintf("%.1f", report.Median(ends)*1000))
-		if len(t.After) > 0 && len(t.After) == len(t.Kernel) {
+		if len(t.After) == reps {
+			ends := make([]float64, reps)
+			for i := range ends {
+				ends[i] = t.Kernel[i] + t.Combine[i]
+			}
 			perAfter = append(perAfter, fmt.Sprintf("%.1f", report.Median(t.After)*1000))
-			after = true
+			perEnd = append(perEnd, fmt.Sprintf("%.1f", report.Median(ends)*1000))
 		}
 	}
 	staged := ""
-	if after && len(perAfter) == len(times) {
+	if reps > 0 && len(perAfter) == len(times) {
 		staged = fmt.Sprintf("; of its kernel, after the combine: %s; each GPU ends at (us from the round's start): %s",
 			strings.Join(perAfter, ", "), strings.Join(perEnd, ", "))
 	}
