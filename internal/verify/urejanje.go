@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"tecaj/internal/vocab"
 )
 
@@ -114,60 +117,230 @@ type SortCheck struct {
 	First string // the first problem, for the report
 }
 
-// CheckSort verifies batch sorted arrays of n keys: each array's keys equal, position by
-// position, those of the CPU's stable sort of the input (in the sort's order: any NaN matches
-// any NaN and -0.0 matches +0.0); with values, every value indexes an input key with the same
-// bits (NaN: any NaN) and each index appears once.
-func CheckSort(in, out, values []uint32, n, batch int64, t vocab.Dtype, descending bool) SortCheck {
-	// arrays checked in parallel, a group of them a chunk; the results combined in order
-	per := int64(chunk)/n + 1
-	groups := (batch + per - 1) / per
-	results := make([]SortCheck, groups)
-	parallel(int(groups)*chunk, func(g, _, _ int) {
-		lo, hi := int64(g)*per, int64(g+1)*per
-		if hi > batch {
-			hi = batch
-		}
-		results[g] = checkArrays(in, out, values, n, lo, hi, t, descending)
-	})
+// SortReference is what a sort of in must give: each array's order words (OrderKey, complemented
+// when descending) in ascending order. A run builds it once and checks every variant against it.
+type SortReference struct {
+	in, want   []uint32
+	n, batch   int64
+	t          vocab.Dtype
+	descending bool
+}
+
+// wideArray is the length from which one array's sort and check are spread over every core (below
+// it, arrays are the unit of parallel work).
+const wideArray = chunk
+
+// NewSortReference sorts in's order words, each array on its own: two 16-bit LSD passes (short
+// arrays: a comparison sort), a wide array's counting and scattering split over every core.
+func NewSortReference(in []uint32, n, batch int64, t vocab.Dtype, descending bool) *SortReference {
+	r := &SortReference{in: in, want: make([]uint32, n*batch), n: n, batch: batch, t: t, descending: descending}
+	r.arrays(func(b int64, wide bool) SortCheck { r.sortWords(b, wide); return SortCheck{} })
+	return r
+}
+
+// arrays runs fn on every array: a wide one at a time (fn spreads it over the cores), short ones
+// in parallel groups of about a chunk's keys; fn's results are kept in array order.
+func (r *SortReference) arrays(fn func(b int64, wide bool) SortCheck) SortCheck {
 	var res SortCheck
-	for _, r := range results {
+	add := func(c SortCheck) {
 		if res.Bad == 0 {
-			res.First = r.First
+			res.First = c.First
 		}
-		res.Bad += r.Bad
+		res.Bad += c.Bad
+	}
+	if r.n >= wideArray {
+		for b := int64(0); b < r.batch; b++ {
+			add(fn(b, true))
+		}
+		return res
+	}
+	per := int64(chunk)/r.n + 1
+	groups := make([]SortCheck, (r.batch+per-1)/per)
+	parallel(len(groups)*chunk, func(g, _, _ int) {
+		for b := int64(g) * per; b < int64(g+1)*per && b < r.batch; b++ {
+			c := fn(b, false)
+			if groups[g].Bad == 0 {
+				groups[g].First = c.First
+			}
+			groups[g].Bad += c.Bad
+		}
+	})
+	for _, c := range groups {
+		add(c)
 	}
 	return res
 }
 
-// checkArrays is CheckSort over arrays lo..hi-1.
-func checkArrays(in, out, values []uint32, n, lo, hi int64, t vocab.Dtype, descending bool) SortCheck {
+func (r *SortReference) word(k uint32) uint32 {
+	w := OrderKey(k, r.t)
+	if r.descending {
+		w = ^w
+	}
+	return w
+}
+
+type words []uint32
+
+func (w words) Len() int           { return len(w) }
+func (w words) Less(i, j int) bool { return w[i] < w[j] }
+func (w words) Swap(i, j int)      { w[i], w[j] = w[j], w[i] }
+
+// sortWords fills array b's want with its input's words, sorted.
+func (r *SortReference) sortWords(b int64, wide bool) {
+	src, dst := r.in[b*r.n:(b+1)*r.n], r.want[b*r.n:(b+1)*r.n]
+	if r.n < 1<<16 { // 2^16 counters a pass would cost more than the keys
+		for i, k := range src {
+			dst[i] = r.word(k)
+		}
+		sort.Sort(words(dst))
+		return
+	}
+	parts := 1
+	if wide {
+		parts = runtime.NumCPU()
+	}
+	size := (len(src) + parts - 1) / parts
+	split := func(fn func(p, lo, hi int)) { // the array in parts, in order, one a core
+		var wg sync.WaitGroup
+		for p := 0; p*size < len(src); p++ {
+			lo, hi := p*size, (p+1)*size
+			if hi > len(src) {
+				hi = len(src)
+			}
+			wg.Add(1)
+			go func(p int) { defer wg.Done(); fn(p, lo, hi) }(p)
+		}
+		wg.Wait()
+	}
+	split(func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = r.word(src[i])
+		}
+	})
+	count := make([][1 << 16]int, parts)
+	from, to := dst, make([]uint32, len(src))
+	for shift := uint(0); shift < 32; shift += 16 { // two passes: dst to the buffer and back
+		split(func(p, lo, hi int) {
+			c := &count[p]
+			*c = [1 << 16]int{}
+			for _, w := range from[lo:hi] {
+				c[(w>>shift)&0xffff]++
+			}
+		})
+		at := 0 // each part's first slot for each digit: digits in order, parts in order (stable)
+		for d := 0; d < 1<<16; d++ {
+			for p := range count {
+				at, count[p][d] = at+count[p][d], at
+			}
+		}
+		split(func(p, lo, hi int) {
+			c := &count[p]
+			for _, w := range from[lo:hi] {
+				d := (w >> shift) & 0xffff
+				to[c[d]] = w
+				c[d]++
+			}
+		})
+		from, to = to, from
+	}
+}
+
+// CheckSort verifies batch sorted arrays of n keys: each array's keys equal, position by
+// position, those of the CPU's sort of the input (in the sort's order: any NaN matches any NaN
+// and -0.0 matches +0.0); with values, every value indexes an input key with the same bits (NaN:
+// any NaN) and each index appears once.
+func CheckSort(in, out, values []uint32, n, batch int64, t vocab.Dtype, descending bool) SortCheck {
+	return NewSortReference(in, n, batch, t, descending).Check(out, values)
+}
+
+// Check is CheckSort against the reference: arrays as the reference sorted them, a wide array's
+// positions in chunks over every core; the first problem is the first in position order.
+func (r *SortReference) Check(out, values []uint32) SortCheck {
+	return r.arrays(func(b int64, wide bool) SortCheck {
+		first := r.firstPositions(values, b, wide)
+		if !wide {
+			return r.checkPositions(out, values, first, b, 0, r.n)
+		}
+		var res SortCheck
+		parts := make([]SortCheck, (r.n+chunk-1)/chunk)
+		parallel(int(r.n), func(c, lo, hi int) { parts[c] = r.checkPositions(out, values, first, b, int64(lo), int64(hi)) })
+		for _, c := range parts {
+			if res.Bad == 0 {
+				res.First = c.First
+			}
+			res.Bad += c.Bad
+		}
+		return res
+	})
+}
+
+// firstPositions gives, for array b's values, the first position that holds each index (MaxUint32
+// where none does), so that every later one counts as repeated; nil where no index repeats, which
+// a wide array's bitmap of the indices seen shows on every core, and nil without values.
+func (r *SortReference) firstPositions(values []uint32, b int64, wide bool) []uint32 {
+	if values == nil {
+		return nil
+	}
+	vs := values[b*r.n : (b+1)*r.n]
+	if wide {
+		seen := make([]uint32, (r.n+31)/32)
+		var repeats int64
+		parallel(int(r.n), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := vs[i]
+				if int64(v) >= r.n {
+					continue
+				}
+				word, bit := &seen[v/32], uint32(1)<<(v%32)
+				for old := atomic.LoadUint32(word); ; old = atomic.LoadUint32(word) {
+					if old&bit != 0 {
+						atomic.AddInt64(&repeats, 1)
+						break
+					}
+					if atomic.CompareAndSwapUint32(word, old, old|bit) {
+						break
+					}
+				}
+			}
+		})
+		if repeats == 0 {
+			return nil
+		}
+	}
+	first := make([]uint32, r.n)
+	for i := range first {
+		first[i] = math.MaxUint32
+	}
+	for i, v := range vs {
+		if int64(v) < r.n && first[v] == math.MaxUint32 {
+			first[v] = uint32(i)
+		}
+	}
+	return first
+}
+
+// checkPositions checks positions lo..hi-1 of array b.
+func (r *SortReference) checkPositions(out, values, first []uint32, b, lo, hi int64) SortCheck {
 	var res SortCheck
-	for b := lo; b < hi; b++ {
-		kin, kout := in[b*n:(b+1)*n], out[b*n:(b+1)*n]
-		order := StableOrder(kin, t, descending)
-		seen := make([]bool, n)
-		for i := int64(0); i < n; i++ {
-			why := ""
-			if OrderKey(kout[i], t) != OrderKey(kin[order[i]], t) {
-				why = "not the key the CPU sort has here"
-			} else if values != nil {
-				v := int64(values[b*n+i])
-				switch {
-				case v >= n || seen[v]:
-					why = "value out of range or repeated"
-				case !sameBits(kout[i], kin[v], t):
-					why = "key differs from the input key its value indexes"
-				default:
-					seen[v] = true
-				}
+	kin, kout, want := r.in[b*r.n:(b+1)*r.n], out[b*r.n:(b+1)*r.n], r.want[b*r.n:(b+1)*r.n]
+	for i := lo; i < hi; i++ {
+		why := ""
+		if r.word(kout[i]) != want[i] {
+			why = "not the key the CPU sort has here"
+		} else if values != nil {
+			v := int64(values[b*r.n+i])
+			switch {
+			case v >= r.n || first != nil && int64(first[v]) != i:
+				why = "value out of range or repeated"
+			case !sameBits(kout[i], kin[v], r.t):
+				why = "key differs from the input key its value indexes"
 			}
-			if why != "" {
-				if res.Bad == 0 {
-					res.First = fmt.Sprintf("array %d position %d: %s", b, i, why)
-				}
-				res.Bad++
+		}
+		if why != "" {
+			if res.Bad == 0 {
+				res.First = fmt.Sprintf("array %d position %d: %s", b, i, why)
 			}
+			res.Bad++
 		}
 	}
 	return res
@@ -182,7 +355,13 @@ func sameBits(a, b uint32, t vocab.Dtype) bool {
 // with their keys; among equal keys their order is the variant's: by value in the network, by
 // input position in a radix sort).
 func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t vocab.Dtype, descending bool) SortCheck {
-	res := CheckSort(in, out, nil, n, batch, t, descending)
+	return NewSortReference(in, n, batch, t, descending).CheckPairs(valuesIn, out, valuesOut)
+}
+
+// CheckPairs is the package's CheckPairs against the reference.
+func (r *SortReference) CheckPairs(valuesIn, out, valuesOut []uint32) SortCheck {
+	in, n, batch, t := r.in, r.n, r.batch, r.t
+	res := r.Check(out, nil)
 	type pair struct{ key, value uint32 }
 	sorted := func(keys, values []uint32) []pair {
 		ps := make([]pair, len(keys))

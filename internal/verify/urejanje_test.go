@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
+	"strings"
 	"tecaj/internal/vocab"
 	"testing"
 	"time"
@@ -38,6 +40,45 @@ func TestCheckSortAcceptsTheCPUSortAndRejectsWrongOnes(t *testing.T) {
 			if c := CheckSort(in, out, badValues, n, batch, tt, desc); c.Bad == 0 {
 				t.Errorf("type %d: repeated values passed", tt)
 			}
+		}
+	}
+}
+
+// Arrays from wideArray keys on are sorted and checked over every core; below 2^16 keys by a
+// comparison sort, and between by the radix passes on one core. Each path accepts the CPU's sort
+// and names the first wrong position, as a one-core scan would.
+func TestCheckSortEveryPathAndTheFirstProblem(t *testing.T) {
+	for _, c := range []struct {
+		n, batch int64
+		tt       vocab.Dtype
+		desc     bool
+	}{{wideArray + 3, 2, vocab.Float32, true}, {wideArray*2 + 17, 1, vocab.Int32, false},
+		{1<<16 + 5, 3, vocab.Uint32, true}, {1<<16 - 1, 2, vocab.Float32, false}, {7, 5, vocab.Int32, true}} {
+		in := make([]uint32, c.n*c.batch)
+		SortKeys(in, c.tt, "uniform", 11)
+		in[3], in[4], in[c.n-1] = 0x7fc00000, 0x80000000, 0 // (a NaN, -0.0 and +0.0 as floats)
+		out, values := make([]uint32, len(in)), make([]uint32, len(in))
+		SortCPU(in, nil, out, values, c.n, c.batch, c.tt, c.desc)
+		ref := NewSortReference(in, c.n, c.batch, c.tt, c.desc)
+		if r := ref.Check(out, values); r.Bad != 0 {
+			t.Fatalf("%+v: the CPU's sort rejected: %+v", c, r)
+		}
+		late := (c.batch-1)*c.n + c.n - 3 // a late pair of positions swapped, then an early pair: First names the early one
+		bad := append([]uint32(nil), out...)
+		bad[late], bad[late+1] = bad[late+1], bad[late]
+		bad[5], bad[6] = bad[6], bad[5]
+		r := ref.Check(bad, nil)
+		want := "array 0 position 5: not the key the CPU sort has here"
+		if r.Bad != 4 || r.First != want {
+			t.Errorf("%+v: two pairs of keys swapped: %+v, want 4 and %q", c, r, want)
+		}
+		badValues := append([]uint32(nil), values...)
+		badValues[late] = badValues[late+1] // a value twice: its later place is flagged (and this one's key differs)
+		badValues[late+2] = uint32(c.n)     // out of range
+		r = ref.Check(out, badValues)
+		want = fmt.Sprintf("array %d position %d: key differs", c.batch-1, c.n-3)
+		if r.Bad != 3 || !strings.HasPrefix(r.First, want) {
+			t.Errorf("%+v: a repeated and an out-of-range value: %+v, want 3 and the first at %q", c, r, want)
 		}
 	}
 }
