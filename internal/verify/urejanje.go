@@ -179,6 +179,9 @@ func (r *SortReference) word(k uint32) uint32 {
 	return w
 }
 
+// sortParts is how many parts a wide array's passes are split into (a variable for the tests).
+var sortParts = runtime.NumCPU
+
 type words []uint32
 
 func (w words) Len() int           { return len(w) }
@@ -197,9 +200,10 @@ func (r *SortReference) sortWords(b int64, wide bool) {
 	}
 	parts := 1
 	if wide {
-		parts = runtime.NumCPU()
+		parts = sortParts()
 	}
 	size := (len(src) + parts - 1) / parts
+	parts = (len(src) + size - 1) / size    // (every part holds keys: each pass clears and counts them all)
 	split := func(fn func(p, lo, hi int)) { // the array in parts, in order, one a core
 		var wg sync.WaitGroup
 		for p := 0; p*size < len(src); p++ {
@@ -257,7 +261,7 @@ func CheckSort(in, out, values []uint32, n, batch int64, t vocab.Dtype, descendi
 // positions in chunks over every core; the first problem is the first in position order.
 func (r *SortReference) Check(out, values []uint32) SortCheck {
 	return r.arrays(func(b int64, wide bool) SortCheck {
-		first := r.firstPositions(values, b, wide)
+		first := r.firstPositions(out, values, b, wide)
 		if !wide {
 			return r.checkPositions(out, values, first, b, 0, r.n)
 		}
@@ -274,27 +278,37 @@ func (r *SortReference) Check(out, values []uint32) SortCheck {
 	})
 }
 
-// firstPositions gives, for array b's values, the first position that holds each index (MaxUint32
-// where none does), so that every later one counts as repeated; nil where no index repeats, which
-// a wide array's bitmap of the indices seen shows on every core, and nil without values.
-func (r *SortReference) firstPositions(values []uint32, b int64, wide bool) []uint32 {
+// firstPositions gives, for array b's values, the first position that holds each index and
+// passes (the CPU sort's key there, and the key the index names): a later position holding the
+// index counts as repeated. MaxUint32 where no position passes; nil without values, or where every
+// position with the right key holds an index that no other does and names the same key (on a wide
+// array, a bitmap of the indices seen shows that on every core).
+func (r *SortReference) firstPositions(out, values []uint32, b int64, wide bool) []uint32 {
 	if values == nil {
 		return nil
 	}
-	vs := values[b*r.n : (b+1)*r.n]
+	kin, kout, want, vs := r.in[b*r.n:(b+1)*r.n], out[b*r.n:(b+1)*r.n], r.want[b*r.n:(b+1)*r.n], values[b*r.n:(b+1)*r.n]
+	holds := func(i int) (uint32, bool) { // position i's index, where its key is right
+		v := vs[i]
+		return v, r.word(kout[i]) == want[i] && int64(v) < r.n
+	}
 	if wide {
 		seen := make([]uint32, (r.n+31)/32)
-		var repeats int64
+		var doubts int64 // indices seen twice, or naming another key
 		parallel(int(r.n), func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
-				v := vs[i]
-				if int64(v) >= r.n {
+				v, ok := holds(i)
+				if !ok {
+					continue
+				}
+				if !sameBits(kout[i], kin[v], r.t) {
+					atomic.AddInt64(&doubts, 1)
 					continue
 				}
 				word, bit := &seen[v/32], uint32(1)<<(v%32)
 				for old := atomic.LoadUint32(word); ; old = atomic.LoadUint32(word) {
 					if old&bit != 0 {
-						atomic.AddInt64(&repeats, 1)
+						atomic.AddInt64(&doubts, 1)
 						break
 					}
 					if atomic.CompareAndSwapUint32(word, old, old|bit) {
@@ -303,7 +317,7 @@ func (r *SortReference) firstPositions(values []uint32, b int64, wide bool) []ui
 				}
 			}
 		})
-		if repeats == 0 {
+		if doubts == 0 {
 			return nil
 		}
 	}
@@ -311,8 +325,8 @@ func (r *SortReference) firstPositions(values []uint32, b int64, wide bool) []ui
 	for i := range first {
 		first[i] = math.MaxUint32
 	}
-	for i, v := range vs {
-		if int64(v) < r.n && first[v] == math.MaxUint32 {
+	for i := range vs {
+		if v, ok := holds(i); ok && first[v] == math.MaxUint32 && sameBits(kout[i], kin[v], r.t) {
 			first[v] = uint32(i)
 		}
 	}
@@ -330,7 +344,7 @@ func (r *SortReference) checkPositions(out, values, first []uint32, b, lo, hi in
 		} else if values != nil {
 			v := int64(values[b*r.n+i])
 			switch {
-			case v >= r.n || first != nil && int64(first[v]) != i:
+			case v >= r.n || first != nil && int64(first[v]) < i:
 				why = "value out of range or repeated"
 			case !sameBits(kout[i], kin[v], r.t):
 				why = "key differs from the input key its value indexes"

@@ -73,12 +73,108 @@ func TestCheckSortEveryPathAndTheFirstProblem(t *testing.T) {
 			t.Errorf("%+v: two pairs of keys swapped: %+v, want 4 and %q", c, r, want)
 		}
 		badValues := append([]uint32(nil), values...)
-		badValues[late] = badValues[late+1] // a value twice: its later place is flagged (and this one's key differs)
+		badValues[late] = badValues[late+1] // a value twice: this place names another key; the later one, right, is not flagged
 		badValues[late+2] = uint32(c.n)     // out of range
 		r = ref.Check(out, badValues)
 		want = fmt.Sprintf("array %d position %d: key differs", c.batch-1, c.n-3)
-		if r.Bad != 3 || !strings.HasPrefix(r.First, want) {
-			t.Errorf("%+v: a repeated and an out-of-range value: %+v, want 3 and the first at %q", c, r, want)
+		if r.Bad != 2 || !strings.HasPrefix(r.First, want) {
+			t.Errorf("%+v: a repeated and an out-of-range value: %+v, want 2 and the first at %q", c, r, want)
+		}
+	}
+}
+
+// oneCoreCheck is the check as one scan states it: position by position against a stable argsort,
+// an index counting as repeated once an earlier position that passed held it.
+func oneCoreCheck(in, out, values []uint32, n, batch int64, tt vocab.Dtype, desc bool) SortCheck {
+	var res SortCheck
+	for b := int64(0); b < batch; b++ {
+		kin := in[b*n : (b+1)*n]
+		order, seen := StableOrder(kin, tt, desc), make([]bool, n)
+		for i := int64(0); i < n; i++ {
+			why := ""
+			if OrderKey(out[b*n+i], tt) != OrderKey(kin[order[i]], tt) {
+				why = "not the key the CPU sort has here"
+			} else if values != nil {
+				switch v := int64(values[b*n+i]); {
+				case v >= n || seen[v]:
+					why = "value out of range or repeated"
+				case !sameBits(out[b*n+i], kin[v], tt):
+					why = "key differs from the input key its value indexes"
+				default:
+					seen[v] = true
+				}
+			}
+			if why != "" {
+				if res.Bad == 0 {
+					res.First = fmt.Sprintf("array %d position %d: %s", b, i, why)
+				}
+				res.Bad++
+			}
+		}
+	}
+	return res
+}
+
+// The reference's check (its radix passes and positions over several cores, its indices by a
+// bitmap) counts and names what the one-core scan does, for outputs wrong in every way, with the
+// wide arrays' passes split in 1, 3 and 1500 parts.
+func TestCheckSortIsTheOneCoreScan(t *testing.T) {
+	defer func(p func() int) { sortParts = p }(sortParts)
+	small := func(n, batch int64, keys, values []uint32) { // hand-made cases, the review's
+		in := []uint32{10, 20, 30, 40}
+		c := NewSortReference(in, n, batch, vocab.Uint32, false).Check(keys, values)
+		if want := oneCoreCheck(in, keys, values, n, batch, vocab.Uint32, false); c != want {
+			t.Errorf("keys %v values %v: %+v, the scan %+v", keys, values, c, want)
+		}
+	}
+	small(4, 1, []uint32{10, 20, 30, 40}, []uint32{1, 1, 2, 3}) // one bad, not two
+	small(4, 1, []uint32{10, 20, 99, 40}, []uint32{0, 1, 3, 3})
+	small(2, 2, []uint32{10, 20, 30, 40}, []uint32{1, 0, 0, 0})
+	r := rand.New(rand.NewSource(5))
+	for _, c := range []struct {
+		n, batch int64
+		tt       vocab.Dtype
+		desc     bool
+		parts    int
+	}{{wideArray + 63, 1, vocab.Float32, false, 3},
+		{wideArray + 1, 2, vocab.Uint32, true, 1500}, // (more parts than n's square root: some would be empty)
+		{wideArray + 5, 1, vocab.Int32, false, 1}, {1<<16 + 3, 2, vocab.Float32, true, 0}, {300, 7, vocab.Float32, false, 0}} {
+		if c.parts > 0 {
+			parts := c.parts
+			sortParts = func() int { return parts }
+		}
+		in := make([]uint32, c.n*c.batch)
+		SortKeys(in, c.tt, "few", 8)
+		for i := 0; i < 40; i++ { // NaNs, zeros of both signs and infinities among them
+			in[r.Intn(len(in))] = []uint32{0x7fc00000, 0xffc00001, 0, 0x80000000, 0x7f800000, 0xff800000}[i%6]
+		}
+		out, values := make([]uint32, len(in)), make([]uint32, len(in))
+		SortCPU(in, nil, out, values, c.n, c.batch, c.tt, c.desc)
+		ref := NewSortReference(in, c.n, c.batch, c.tt, c.desc)
+		for trial := 0; trial < 6; trial++ {
+			k, v := append([]uint32(nil), out...), append([]uint32(nil), values...)
+			for j := 0; j < 1+trial; j++ {
+				at, from := r.Intn(len(k)), r.Intn(len(k))
+				switch (trial + j) % 5 {
+				case 0: // a value copied from elsewhere in its array: repeated, and it may name another key
+					v[at] = v[int64(at)/c.n*c.n+int64(from)%c.n]
+				case 1:
+					v[at] = uint32(c.n) + uint32(j)
+				case 2:
+					k[at] = k[from]
+				case 3:
+					k[at], k[from] = k[from], k[at]
+					v[at], v[from] = v[from], v[at]
+				case 4:
+					v[at], v[from] = v[from], v[at]
+				}
+			}
+			for _, vals := range [][]uint32{nil, v} {
+				got, want := ref.Check(k, vals), oneCoreCheck(in, k, vals, c.n, c.batch, c.tt, c.desc)
+				if got != want {
+					t.Fatalf("%+v trial %d values %v: %+v, the scan %+v", c, trial, vals != nil, got, want)
+				}
+			}
 		}
 	}
 }
