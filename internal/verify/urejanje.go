@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"tecaj/internal/vocab"
+	"unsafe"
 )
 
 // OrderKey maps a key's bits to an unsigned word that orders as the sort promises: floats with
@@ -121,6 +122,7 @@ type SortCheck struct {
 // when descending) in ascending order. A run builds it once and checks every variant against it.
 type SortReference struct {
 	in, want   []uint32
+	pairsIn    []uint64 // each array's (order word, value) pairs, sorted: CheckPairs' reference
 	n, batch   int64
 	t          vocab.Dtype
 	descending bool
@@ -182,48 +184,42 @@ func (r *SortReference) word(k uint32) uint32 {
 // sortParts is how many parts a wide array's passes are split into (a variable for the tests).
 var sortParts = runtime.NumCPU
 
-type words []uint32
+type ascending[T uint32 | uint64] []T
 
-func (w words) Len() int           { return len(w) }
-func (w words) Less(i, j int) bool { return w[i] < w[j] }
-func (w words) Swap(i, j int)      { w[i], w[j] = w[j], w[i] }
+func (a ascending[T]) Len() int           { return len(a) }
+func (a ascending[T]) Less(i, j int) bool { return a[i] < a[j] }
+func (a ascending[T]) Swap(i, j int)      { a[i], a[j] = a[j], a[i] }
 
-// sortWords fills array b's want with its input's words, sorted.
-func (r *SortReference) sortWords(b int64, wide bool) {
-	src, dst := r.in[b*r.n:(b+1)*r.n], r.want[b*r.n:(b+1)*r.n]
-	if r.n < 1<<16 { // 2^16 counters a pass would cost more than the keys
-		for i, k := range src {
-			dst[i] = r.word(k)
-		}
-		sort.Sort(words(dst))
+// radixSort sorts a ascending: LSD passes of 16-bit digits over every digit of T (an even count, so
+// the result lands back in a), each pass's counting and scattering split into parts, one a core
+// (wide) or one part; short arrays, where 2^16 counters a pass would cost more than the words, by
+// a comparison sort.
+func radixSort[T uint32 | uint64](a []T, wide bool) {
+	if len(a) < 1<<16 {
+		sort.Sort(ascending[T](a))
 		return
 	}
 	parts := 1
 	if wide {
 		parts = sortParts()
 	}
-	size := (len(src) + parts - 1) / parts
-	parts = (len(src) + size - 1) / size    // (every part holds keys: each pass clears and counts them all)
+	size := (len(a) + parts - 1) / parts
+	parts = (len(a) + size - 1) / size      // (every part holds words: each pass clears and counts them all)
 	split := func(fn func(p, lo, hi int)) { // the array in parts, in order, one a core
 		var wg sync.WaitGroup
-		for p := 0; p*size < len(src); p++ {
+		for p := 0; p < parts; p++ {
 			lo, hi := p*size, (p+1)*size
-			if hi > len(src) {
-				hi = len(src)
+			if hi > len(a) {
+				hi = len(a)
 			}
 			wg.Add(1)
 			go func(p int) { defer wg.Done(); fn(p, lo, hi) }(p)
 		}
 		wg.Wait()
 	}
-	split(func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = r.word(src[i])
-		}
-	})
 	count := make([][1 << 16]int, parts)
-	from, to := dst, make([]uint32, len(src))
-	for shift := uint(0); shift < 32; shift += 16 { // two passes: dst to the buffer and back
+	from, to := a, make([]T, len(a))
+	for shift := 0; shift < 8*int(unsafe.Sizeof(a[0])); shift += 16 {
 		split(func(p, lo, hi int) {
 			c := &count[p]
 			*c = [1 << 16]int{}
@@ -247,6 +243,22 @@ func (r *SortReference) sortWords(b int64, wide bool) {
 		})
 		from, to = to, from
 	}
+}
+
+// sortWords fills array b's want with its input's words, sorted.
+func (r *SortReference) sortWords(b int64, wide bool) {
+	src, dst := r.in[b*r.n:(b+1)*r.n], r.want[b*r.n:(b+1)*r.n]
+	fill := func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = r.word(src[i])
+		}
+	}
+	if wide {
+		parallel(len(src), fill)
+	} else {
+		fill(0, 0, len(src))
+	}
+	radixSort(dst, wide)
 }
 
 // CheckSort verifies batch sorted arrays of n keys: each array's keys equal, position by
@@ -372,33 +384,38 @@ func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t vocab.D
 	return NewSortReference(in, n, batch, t, descending).CheckPairs(valuesIn, out, valuesOut)
 }
 
-// CheckPairs is the package's CheckPairs against the reference.
+// CheckPairs is the package's CheckPairs against the reference, whose input pairs it sorts once.
 func (r *SortReference) CheckPairs(valuesIn, out, valuesOut []uint32) SortCheck {
-	in, n, batch, t := r.in, r.n, r.batch, r.t
 	res := r.Check(out, nil)
-	type pair struct{ key, value uint32 }
-	sorted := func(keys, values []uint32) []pair {
-		ps := make([]pair, len(keys))
+	pairs := func(dst []uint64, keys, values []uint32, wide bool) { // (order word, value), sorted
 		for i := range keys {
-			ps[i] = pair{OrderKey(keys[i], t), values[i]}
+			dst[i] = uint64(OrderKey(keys[i], r.t))<<32 | uint64(values[i])
 		}
-		sort.Slice(ps, func(i, j int) bool {
-			return ps[i].key < ps[j].key || ps[i].key == ps[j].key && ps[i].value < ps[j].value
-		})
-		return ps
+		radixSort(dst, wide)
 	}
-	for b := int64(0); b < batch; b++ {
-		want, got := sorted(in[b*n:(b+1)*n], valuesIn[b*n:(b+1)*n]), sorted(out[b*n:(b+1)*n], valuesOut[b*n:(b+1)*n])
-		for i := range want {
-			if want[i] != got[i] {
-				if res.Bad == 0 {
-					res.First = fmt.Sprintf("array %d: the output's key-value pairs are not the input's", b)
-				}
-				res.Bad++
-				break
+	if r.pairsIn == nil {
+		r.pairsIn = make([]uint64, r.n*r.batch)
+		r.arrays(func(b int64, wide bool) SortCheck {
+			lo, hi := b*r.n, (b+1)*r.n
+			pairs(r.pairsIn[lo:hi], r.in[lo:hi], valuesIn[lo:hi], wide)
+			return SortCheck{}
+		})
+	}
+	moved := r.arrays(func(b int64, wide bool) SortCheck {
+		lo, hi := b*r.n, (b+1)*r.n
+		got := make([]uint64, r.n)
+		pairs(got, out[lo:hi], valuesOut[lo:hi], wide)
+		for i, p := range got {
+			if p != r.pairsIn[lo+int64(i)] {
+				return SortCheck{Bad: 1, First: fmt.Sprintf("array %d: the output's key-value pairs are not the input's", b)}
 			}
 		}
+		return SortCheck{}
+	})
+	if res.Bad == 0 {
+		res.First = moved.First
 	}
+	res.Bad += moved.Bad
 	return res
 }
 

@@ -208,6 +208,50 @@ func TestCheckPairsFollowsTheValues(t *testing.T) {
 	}
 }
 
+// Pairs the user gave are checked as multisets of (key, value) on every path, wide arrays too: a
+// value moved between equal keys passes, one moved to another key or changed fails its array.
+func TestCheckPairsEveryPath(t *testing.T) {
+	defer func(p func() int) { sortParts = p }(sortParts)
+	sortParts = func() int { return 3 }
+	r := rand.New(rand.NewSource(6))
+	for _, c := range []struct{ n, batch int64 }{{wideArray + 7, 1}, {1<<16 + 1, 2}, {999, 5}} {
+		in, valuesIn := make([]uint32, c.n*c.batch), make([]uint32, c.n*c.batch)
+		SortKeys(in, vocab.Float32, "few", 12)
+		SortKeys(valuesIn, vocab.Uint32, "uniform", 13)
+		out, values := make([]uint32, len(in)), make([]uint32, len(in))
+		SortCPU(in, valuesIn, out, values, c.n, c.batch, vocab.Float32, true)
+		ref := NewSortReference(in, c.n, c.batch, vocab.Float32, true)
+		if got := ref.CheckPairs(valuesIn, out, values); got.Bad != 0 {
+			t.Fatalf("%+v: the CPU's pairs rejected: %+v", c, got)
+		}
+		b := c.batch - 1
+		i := b*c.n + int64(r.Intn(int(c.n)-1))
+		j := i + 1
+		for OrderKey(out[j], vocab.Float32) != OrderKey(out[i], vocab.Float32) {
+			i, j = i+1, j+1 // (16 distinct keys: a neighbour with the same key comes soon)
+		}
+		moved := append([]uint32(nil), values...)
+		moved[i], moved[j] = moved[j], moved[i]
+		if got := ref.CheckPairs(valuesIn, out, moved); got.Bad != 0 {
+			t.Errorf("%+v: values swapped between equal keys rejected: %+v", c, got)
+		}
+		k := b*c.n + c.n - 1 - int64(r.Intn(10))
+		for OrderKey(out[k], vocab.Float32) == OrderKey(out[b*c.n], vocab.Float32) {
+			k--
+		}
+		moved[b*c.n], moved[k] = moved[k], moved[b*c.n] // across different keys
+		want := fmt.Sprintf("array %d: the output's key-value pairs are not the input's", b)
+		if got := ref.CheckPairs(valuesIn, out, moved); got.Bad != 1 || got.First != want {
+			t.Errorf("%+v: values swapped between different keys: %+v, want 1 and %q", c, got, want)
+		}
+		changed := append([]uint32(nil), values...)
+		changed[k]++
+		if got := ref.CheckPairs(valuesIn, out, changed); got.Bad != 1 || got.First != want {
+			t.Errorf("%+v: a changed value: %+v", c, got)
+		}
+	}
+}
+
 // The host sort gives every NaN as the canonical NaN, as the devices' sorts do: payloads and
 // signs do not survive (README's promise), and the other keys keep their bits.
 func TestSortCPUCanonicalNaN(t *testing.T) {
