@@ -74,9 +74,9 @@ func SortKeys(keys []uint32, t vocab.Dtype, dist string, seed int64) {
 	}
 }
 
-// StableOrder returns the indices of keys in stable sorted order: an LSD radix sort on the order
-// words, two 16-bit passes (fast enough to check 2^24 keys), or for short arrays, where the
-// passes' 2^16 counters would cost more than the keys, a stable comparison sort (O(n log n)).
+// StableOrder returns the indices of keys in stable sorted order: each key's order word above its
+// index, sorted by the radix passes over the words' digits alone (the indices start in order, and
+// the passes are stable), or for short arrays a stable comparison sort (O(n log n)).
 func StableOrder(keys []uint32, t vocab.Dtype, descending bool) []uint32 {
 	word := func(i uint32) uint32 {
 		w := OrderKey(keys[i], t)
@@ -93,21 +93,13 @@ func StableOrder(keys []uint32, t vocab.Dtype, descending bool) []uint32 {
 		sort.SliceStable(idx, func(x, y int) bool { return word(idx[x]) < word(idx[y]) })
 		return idx
 	}
-	tmp := make([]uint32, len(keys))
-	for shift := uint(0); shift < 32; shift += 16 {
-		var count [1<<16 + 1]int
-		for _, i := range idx {
-			count[(word(i)>>shift)&0xffff+1]++
-		}
-		for d := 1; d <= 1<<16; d++ {
-			count[d] += count[d-1]
-		}
-		for _, i := range idx {
-			d := (word(i) >> shift) & 0xffff
-			tmp[count[d]] = i
-			count[d]++
-		}
-		idx, tmp = tmp, idx
+	a := make([]uint64, len(keys))
+	for i := range a {
+		a[i] = uint64(word(uint32(i)))<<32 | uint64(i)
+	}
+	radixSortFrom(a, len(a) >= wideArray, 32)
+	for i, w := range a {
+		idx[i] = uint32(w)
 	}
 	return idx
 }
@@ -199,6 +191,12 @@ func radixSort[T uint32 | uint64](a []T, wide bool) {
 		sort.Sort(ascending[T](a))
 		return
 	}
+	radixSortFrom(a, wide, 0)
+}
+
+// radixSortFrom is radixSort's passes over the digits from bit low up (stable: words equal there
+// keep their order), at any length.
+func radixSortFrom[T uint32 | uint64](a []T, wide bool, low int) {
 	parts := 1
 	if wide {
 		parts = sortParts()
@@ -219,7 +217,7 @@ func radixSort[T uint32 | uint64](a []T, wide bool) {
 	}
 	count := make([][1 << 16]int, parts)
 	from, to := a, make([]T, len(a))
-	for shift := 0; shift < 8*int(unsafe.Sizeof(a[0])); shift += 16 {
+	for shift := low; shift < 8*int(unsafe.Sizeof(a[0])); shift += 16 {
 		split(func(p, lo, hi int) {
 			c := &count[p]
 			*c = [1 << 16]int{}

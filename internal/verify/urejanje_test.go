@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"sort"
 	"strings"
 	"tecaj/internal/vocab"
 	"testing"
@@ -83,13 +84,13 @@ func TestCheckSortEveryPathAndTheFirstProblem(t *testing.T) {
 	}
 }
 
-// oneCoreCheck is the check as one scan states it: position by position against a stable argsort,
-// an index counting as repeated once an earlier position that passed held it.
-func oneCoreCheck(in, out, values []uint32, n, batch int64, tt vocab.Dtype, desc bool) SortCheck {
+// oneCoreCheck is the check as one scan states it: position by position against each array's
+// stable argsort (orders: a comparison sort's, not the radix passes'), an index counting as
+// repeated once an earlier position that passed held it.
+func oneCoreCheck(in, out, values []uint32, orders [][]uint32, n, batch int64, tt vocab.Dtype) SortCheck {
 	var res SortCheck
 	for b := int64(0); b < batch; b++ {
-		kin := in[b*n : (b+1)*n]
-		order, seen := StableOrder(kin, tt, desc), make([]bool, n)
+		kin, order, seen := in[b*n:(b+1)*n], orders[b], make([]bool, n)
 		for i := int64(0); i < n; i++ {
 			why := ""
 			if OrderKey(out[b*n+i], tt) != OrderKey(kin[order[i]], tt) {
@@ -115,6 +116,28 @@ func oneCoreCheck(in, out, values []uint32, n, batch int64, tt vocab.Dtype, desc
 	return res
 }
 
+// comparisonOrders is each array's stable argsort by a comparison sort: (order word, index) words,
+// all distinct, in sort.Slice.
+func comparisonOrders(in []uint32, n, batch int64, tt vocab.Dtype, desc bool) [][]uint32 {
+	orders := make([][]uint32, batch)
+	for b := range orders {
+		a := make([]uint64, n)
+		for i := range a {
+			w := OrderKey(in[int64(b)*n+int64(i)], tt)
+			if desc {
+				w = ^w
+			}
+			a[i] = uint64(w)<<32 | uint64(i)
+		}
+		sort.Slice(a, func(i, j int) bool { return a[i] < a[j] })
+		orders[b] = make([]uint32, n)
+		for i, w := range a {
+			orders[b][i] = uint32(w)
+		}
+	}
+	return orders
+}
+
 // The reference's check (its radix passes and positions over several cores, its indices by a
 // bitmap) counts and names what the one-core scan does, for outputs wrong in every way, with the
 // wide arrays' passes split in 1, 3 and 1500 parts.
@@ -123,7 +146,7 @@ func TestCheckSortIsTheOneCoreScan(t *testing.T) {
 	small := func(n, batch int64, keys, values []uint32) { // hand-made cases, the review's
 		in := []uint32{10, 20, 30, 40}
 		c := NewSortReference(in, n, batch, vocab.Uint32, false).Check(keys, values)
-		if want := oneCoreCheck(in, keys, values, n, batch, vocab.Uint32, false); c != want {
+		if want := oneCoreCheck(in, keys, values, comparisonOrders(in, n, batch, vocab.Uint32, false), n, batch, vocab.Uint32); c != want {
 			t.Errorf("keys %v values %v: %+v, the scan %+v", keys, values, c, want)
 		}
 	}
@@ -150,7 +173,7 @@ func TestCheckSortIsTheOneCoreScan(t *testing.T) {
 		}
 		out, values := make([]uint32, len(in)), make([]uint32, len(in))
 		SortCPU(in, nil, out, values, c.n, c.batch, c.tt, c.desc)
-		ref := NewSortReference(in, c.n, c.batch, c.tt, c.desc)
+		ref, orders := NewSortReference(in, c.n, c.batch, c.tt, c.desc), comparisonOrders(in, c.n, c.batch, c.tt, c.desc)
 		for trial := 0; trial < 6; trial++ {
 			k, v := append([]uint32(nil), out...), append([]uint32(nil), values...)
 			for j := 0; j < 1+trial; j++ {
@@ -170,7 +193,7 @@ func TestCheckSortIsTheOneCoreScan(t *testing.T) {
 				}
 			}
 			for _, vals := range [][]uint32{nil, v} {
-				got, want := ref.Check(k, vals), oneCoreCheck(in, k, vals, c.n, c.batch, c.tt, c.desc)
+				got, want := ref.Check(k, vals), oneCoreCheck(in, k, vals, orders, c.n, c.batch, c.tt)
 				if got != want {
 					t.Fatalf("%+v trial %d values %v: %+v, the scan %+v", c, trial, vals != nil, got, want)
 				}
