@@ -18,7 +18,8 @@
 #       table of medians; targets: every benchmark line, best beside its library)
 #   GRID="512x0 256x528" bash gpu-bundle/run.sh grid razdalja -n 1000000 -variant best
 #       (one line at several THREADSxBLOCKS, blocks 0 the variant's own)
-#   bash gpu-bundle/run.sh pictures   (README's pictures: each sweep's .svg and .csv into $OUT/images.tgz;
+#   bash gpu-bundle/run.sh pictures [NAME...]   (README's pictures, or those whose names start with a NAME
+#       given, e.g. urejanje: each sweep's .svg and .csv into $OUT/images.tgz;
 #       PICTURES_NPP=1 adds konvolucija's npp)
 #   bash gpu-bundle/run.sh profile PROGRAM ARGS...   (ncu of one run: per-kernel time, DRAM and issue;
 #       with a LINEINFO=1 bundle, NCU_SOURCE=1 and NCU_ARGS="-k regex:NAME -c 1" add the SASS lines

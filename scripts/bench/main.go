@@ -10,7 +10,8 @@
 //	                                  interleaved, then a table of the medians of their kernel rows
 //	bench ab-table [-base LABEL] LOG...   that table from ab's logs
 //	bench grid PROGRAM ARGS...        one line at several -threads x -blocks (-grid)
-//	bench pictures                    README's pictures: each sweep's .svg and .csv into OUT/images.tgz
+//	bench pictures [NAME...]          README's pictures (those whose name starts with a NAME given): each
+//	                                  sweep's .svg and .csv into OUT/images.tgz
 //	bench multi N...                  best over N GPUs (each N given) beside one GPU's, at 2^31 + 5 and
 //	                                  10^6, for each program that runs over several; each line's -csv
 //	                                  into OUT/multi.tgz (P-NGgpu.csv, P-NGgpu-1e6.csv)
@@ -31,7 +32,7 @@ import (
 	"time"
 )
 
-const usage = `usage: bench targets|tables [PROGRAM...] | ab LINES|targets BUNDLE... | ab-table LOG... | grid PROGRAM ARGS... | pictures | multi N...
+const usage = `usage: bench targets|tables [PROGRAM...] | ab LINES|targets BUNDLE... | ab-table LOG... | grid PROGRAM ARGS... | pictures [NAME...] | multi N...
        (flags after the mode: bench MODE -h)`
 
 func main() {
@@ -100,7 +101,7 @@ func run(mode string, args []string, term io.Writer) int {
 	case "grid":
 		err = r.grid(args[0], args[1:], strings.Fields(*grid))
 	case "pictures":
-		err = r.pictures(*out, *npp)
+		err = r.pictures(*out, *npp, args)
 	case "multi":
 		err = r.multi(args, *out)
 	}
@@ -267,8 +268,9 @@ func (r *runner) multi(counts []string, out string) error {
 	return nil
 }
 
-// pictures: README's six pictures, each with its table and .csv.
-func (r *runner) pictures(out string, npp bool) error {
+// pictures: README's six pictures, each with its table and .csv; with names, those whose name starts
+// with one of them (urejanje: both sorts' sweeps).
+func (r *runner) pictures(out string, npp bool, names []string) error {
 	conv := "g,c,t,best"
 	if npp {
 		conv += ",npp"
@@ -282,6 +284,25 @@ func (r *runner) pictures(out string, npp bool) error {
 		// (the lecture's network nl beside best, which sorts long arrays with radix)
 		{"urejanje-sweep", "urejanje", "-n 2^10..2^28x4 -type uint32 -variant nl,best,radix,cub"},
 		{"urejanje-pairs-sweep", "urejanje", "-n 2^10..2^28x4 -type uint32 -pairs -variant nl,best,radix,cub"},
+	}
+	if len(names) > 0 {
+		var chosen []struct{ name, prog, args string }
+		for _, p := range pics {
+			for _, name := range names {
+				if strings.HasPrefix(p.name, name) {
+					chosen = append(chosen, p)
+					break
+				}
+			}
+		}
+		if len(chosen) == 0 {
+			var all []string
+			for _, p := range pics {
+				all = append(all, p.name)
+			}
+			return fmt.Errorf("pictures: none is named %s (they are %s)", strings.Join(names, ", "), strings.Join(all, ", "))
+		}
+		pics = chosen
 	}
 	images := filepath.Join(out, "images")
 	if err := os.MkdirAll(images, 0o755); err != nil {

@@ -215,6 +215,26 @@ func TestMulti(t *testing.T) {
 	}
 }
 
+// pictures NAME runs only the pictures whose names start with it, each writing its .svg and .csv
+// into images.tgz; a name that matches none is refused before anything runs.
+func TestPicturesByName(t *testing.T) {
+	write := `while [ $# -gt 1 ]; do case "$1" in -plot|-csv) echo "$0" > "$2";; esac; shift; done`
+	bin := fakeBin(t, t.TempDir(), map[string]string{"urejanje": write, "redukcija": write})
+	out := t.TempDir()
+	var term strings.Builder
+	if code := run("pictures", []string{"-bin", bin, "-out", out, "urejanje"}, &term); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, term.String())
+	}
+	files := readTgz(t, filepath.Join(out, "images.tgz"))
+	if len(files) != 4 || files["images/urejanje-sweep.svg"] == "" || files["images/urejanje-pairs-sweep.csv"] == "" {
+		t.Errorf("images.tgz holds %q, want the two sorts' sweeps only", files)
+	}
+	term.Reset()
+	if code := run("pictures", []string{"-bin", bin, "-out", out, "sort"}, &term); code != 1 || !strings.Contains(term.String(), "none is named sort (they are redukcija-staircase,") {
+		t.Errorf("pictures sort: exit %d, want 1 and the names:\n%s", code, term.String())
+	}
+}
+
 // ab runs each line by both bundles, rounds interleaved, the other bundle's commands with its own
 // library, and ends with the table.
 func TestAB(t *testing.T) {
