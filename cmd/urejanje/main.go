@@ -70,7 +70,13 @@ func command() cli.Command {
 			return p
 		},
 		HostVariants: []cli.HostVariant{
-			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed"},
+			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed",
+				Outside: func(n int64) string { // O(n log^2 n) moves, one core an array
+					if n > 1<<25 {
+						return "arrays of at most 2^25 keys: sort.SliceStable's n log^2 n moves take minutes past it"
+					}
+					return ""
+				}},
 			{Name: "seq", Summary: "host: seed 001's sequential bitonic network (any n: padded), arrays in parallel; no GPU needed",
 				Outside: func(n int64) string { // O(n log^2 n) compare-exchanges, one core an array
 					if n*opt.batch > 1<<25 {
@@ -87,13 +93,24 @@ func command() cli.Command {
 			{Variant: "nl", Than: "n", Counter: "dram", Fewer: true},
 			{Variant: "best", Than: "nl", Counter: "dram", Fewer: true},
 		},
+		// (the sizes where radix's passes, its launches or the network's block set the time)
 		Benchmarks: []string{"-n 2^24 -pairs -type uint32 -reps 10", "-n 1024 -batch 1024 -pairs -type uint32",
-			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32"},
+			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32", "-n 2^26 -pairs -type uint32 -reps 10",
+			"-n 2^28 -type uint32 -reps 10", "-n 2^24 -type float32 -desc -reps 10", "-n 2^12 -type uint32",
+			"-n 2^12 -pairs -type uint32"},
 		// keys in and out, values in and out, the padded network (up to 2x, 8-byte words) or CUB's temp
 		DeviceBytes: func(n int64) float64 { return float64(n)*float64(opt.batch)*(4+4+4+4+16+8) + 64<<20 },
-		HostBytes:   func(n int64, _ bool) float64 { return float64(n)*float64(opt.batch)*32 + 64<<20 }, // keys, values, the check's order
-		Flags:       opt.flags,
-		Check:       opt.check,
+		// keys in and out and values; the check's sorted words, its passes' buffer and (after a wrong
+		// value) each index's first place; with -values, the user's and three arrays of 8-byte pairs
+		HostBytes: func(n int64, _ bool) float64 {
+			per := 24.0
+			if opt.valuesFile != "" {
+				per += 4 + 24
+			}
+			return float64(n)*float64(opt.batch)*per + 64<<20
+		},
+		Flags: opt.flags,
+		Check: opt.check,
 		Plan: func(dev *gpu.Device, r gpu.Request) (gpu.Plan, error) {
 			return dev.PlanUrejanje(gpu.UrejanjeRequest{Request: r, Batch: opt.batch, Pairs: opt.pairs, Type: opt.keyDtype,
 				Descending: opt.descending})
@@ -107,7 +124,8 @@ func (opt *options) flags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.keyType, "type", opt.keyType, "key type: float32, int32 or uint32 (with -keys: the file's, unless given)")
 	fs.BoolVar(&opt.descending, "desc", false, "sort descending")
 	fs.BoolVar(&opt.pairs, "pairs", false, "sort key-value pairs (values = original indices, an argsort, unless -values)")
-	fs.Int64Var(&opt.batch, "batch", 1, "independent arrays of n keys sorted in one call")
+	opt.batch = 1
+	fs.Var((*cli.Count)(&opt.batch), "batch", "independent arrays of n keys sorted in one call (1024, 2^10)")
 	fs.StringVar(&opt.dist, "dist", opt.dist, "random input: "+strings.Join(verify.Distributions, ", "))
 	fs.StringVar(&opt.keysFile, "keys", "", "keys from a 1-D .npy file (float32, float64 rounded to float32, int32, uint32); sets -n (n x -batch keys)")
 	fs.StringVar(&opt.valuesFile, "values", "", "values from a 1-D .npy file (uint32 or int32, as bits) of the keys' length; implies -pairs")

@@ -419,9 +419,7 @@ func (c Command) runSize(o Options, stdout, stderr io.Writer) (*report.Report, i
 					fmt.Fprintf(stderr, "Registers and memory per kernel are read from a GPU's driver; above are the kernels by name (-list: domains and bytes, no GPU needed).\n")
 					return nil, ExitNoGPU
 				}
-				if len(c.HostVariants) > 0 {
-					fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), c.HostVariants[0].Name))
-				}
+				c.hostAdvice(stderr, o)
 				return nil, ExitNoGPU
 			}
 			fmt.Fprintf(stderr, "%s: %v\n", c.name(), err)
@@ -491,6 +489,23 @@ func (c Command) domainError(v gpu.Variant, o Options, err error) error {
 }
 
 // hostOutside is domainError's for a host variant, nil where it covers o.N.
+// hostAdvice names, where there is no GPU, the first host variant whose domain covers -n, or each
+// one's domain where none does.
+func (c Command) hostAdvice(stderr io.Writer, o Options) {
+	var domains []string
+	for _, h := range c.HostVariants {
+		why := h.outside(o.N)
+		if why == "" {
+			fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), h.Name))
+			return
+		}
+		domains = append(domains, fmt.Sprintf("%s's domain is %s", h.Name, why))
+	}
+	if len(domains) > 0 {
+		fmt.Fprintf(stderr, "No host version covers -n %d: %s.\n", o.N, strings.Join(domains, "; "))
+	}
+}
+
 func (c Command) hostOutside(h HostVariant, o Options) error {
 	if why := h.outside(o.N); why != "" {
 		return usagef("-variant %s does not cover -n %d%s: its domain is %s", h.Name, o.N, strings.TrimRight(" "+c.params(), " "), why)
