@@ -182,10 +182,9 @@ func (a ascending[T]) Len() int           { return len(a) }
 func (a ascending[T]) Less(i, j int) bool { return a[i] < a[j] }
 func (a ascending[T]) Swap(i, j int)      { a[i], a[j] = a[j], a[i] }
 
-// radixSort sorts a ascending: LSD passes of 16-bit digits over every digit of T (an even count, so
-// the result lands back in a), each pass's counting and scattering split into parts, one a core
-// (wide) or one part; short arrays, where 2^16 counters a pass would cost more than the words, by
-// a comparison sort.
+// radixSort sorts a ascending: LSD passes of 16-bit digits over every digit of T, each pass's
+// counting and scattering split into parts, one a core (wide) or one part; short arrays, where 2^16
+// counters a pass would cost more than the words, by a comparison sort.
 func radixSort[T uint32 | uint64](a []T, wide bool) {
 	if len(a) < 1<<16 {
 		sort.Sort(ascending[T](a))
@@ -197,6 +196,9 @@ func radixSort[T uint32 | uint64](a []T, wide bool) {
 // radixSortFrom is radixSort's passes over the digits from bit low up (stable: words equal there
 // keep their order), at any length.
 func radixSortFrom[T uint32 | uint64](a []T, wide bool, low int) {
+	if len(a) == 0 {
+		return
+	}
 	parts := 1
 	if wide {
 		parts = sortParts()
@@ -240,6 +242,9 @@ func radixSortFrom[T uint32 | uint64](a []T, wide bool, low int) {
 			}
 		})
 		from, to = to, from
+	}
+	if &from[0] != &a[0] { // (an odd count of passes)
+		copy(a, from)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"tecaj/internal/vocab"
@@ -229,6 +230,26 @@ func TestCheckPairsFollowsTheValues(t *testing.T) {
 	if c := CheckPairs(in, valuesIn, out, values, n, batch, vocab.Float32, false); c.Bad == 0 {
 		t.Error("a changed value passed")
 	}
+}
+
+// The passes from any digit up are a stable sort on those digits, whether their count is even
+// (the result lands back in place) or odd (it is copied back), and an empty array is left alone.
+func TestRadixSortFromAnyDigit(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	a := make([]uint64, 1<<17+3)
+	for i := range a {
+		a[i] = uint64(r.Intn(50))<<40 | uint64(r.Uint32())<<8 | uint64(i%256) // few values in the top bits
+	}
+	for _, low := range []int{16, 32} {
+		want := append([]uint64(nil), a...)
+		sort.SliceStable(want, func(i, j int) bool { return want[i]>>low < want[j]>>low })
+		got := append([]uint64(nil), a...)
+		radixSortFrom(got, true, low)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("from bit %d: not the stable sort on those bits", low)
+		}
+	}
+	radixSortFrom([]uint32{}, true, 0)
 }
 
 // Pairs the user gave are checked as multisets of (key, value) on every path, wide arrays too: a
