@@ -238,7 +238,7 @@ func TestRadixSortFromAnyDigit(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	a := make([]uint64, 1<<17+3)
 	for i := range a {
-		a[i] = uint64(r.Intn(50))<<40 | uint64(r.Uint32())<<8 | uint64(i%256) // few values in the top bits
+		a[i] = uint64(r.Intn(50))<<54 | uint64(r.Uint32())<<8 | uint64(i%256) // (few values in the top digit)
 	}
 	for _, low := range []int{16, 32} {
 		want := append([]uint64(nil), a...)
