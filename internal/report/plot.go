@@ -52,10 +52,14 @@ func picture(w io.Writer, reports []*Report, l2Bytes float64, counter string) er
 	if len(reports) == 1 {
 		title += fmt.Sprintf(", n = %s %s", humanCount(r0.N), r0.Unit)
 	} else {
-		title += fmt.Sprintf(", n = %s .. %s %s", humanCount(r0.N), humanCount(reports[len(reports)-1].N), r0.Unit)
+		lo, hi := r0.N, r0.N
+		for _, r := range reports {
+			lo, hi = min64(lo, r.N), max64(hi, r.N)
+		}
+		title += fmt.Sprintf(", n = %s .. %s %s", humanCount(lo), humanCount(hi), r0.Unit)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
-	sub := r0.Device
+	sub := strings.Join(cards(reports), " and ")
 	if r0.Params != "" {
 		sub += "; " + r0.Params
 	}
@@ -204,6 +208,48 @@ func SameBytes(reports []*Report) bool {
 
 // lines draws a sweep: GB/s against n, or, where the variants must move different bytes for the
 // same n, millions of items a second (n / kernel time), which then compares them.
+// cards are the reports' devices, in order of first appearance.
+func cards(reports []*Report) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range reports {
+		if !seen[r.Device] {
+			seen[r.Device] = true
+			out = append(out, r.Device)
+		}
+	}
+	return out
+}
+
+// cardName is a device's short name for a legend: "NVIDIA H100 80GB HBM3" -> "H100".
+func cardName(device string) string {
+	f := strings.Fields(strings.NewReplacer("NVIDIA ", "", "GeForce ", "", "Tesla ", "").Replace(device))
+	switch {
+	case len(f) == 0:
+		return device
+	case len(f) > 1 && (f[0] == "RTX" || f[0] == "GTX"):
+		return f[0] + " " + f[1]
+	}
+	return f[0]
+}
+
+func min64(a, b int64) int64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// lines draws a sweep: a line a variant, and where the reports come from several cards (plot's
+// several files), a line a variant and card, each card dashed its own way and its copy and L2
+// marked with its name.
 func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 	type point struct{ n, v float64 }
 	rate := func(row Row) float64 { return float64(row.GBps) }
@@ -212,14 +258,34 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		rate = func(row Row) float64 { return float64(row.MItemsPS) }
 		label = fmt.Sprintf("millions of %s a second (n / kernel time)", reports[0].Unit)
 	}
-	series := map[string][]point{}
-	var order []string
-	top, copyGBps := 0.0, math.NaN()
+	devices := cards(reports)
+	card := map[string]int{}
+	for i, d := range devices {
+		card[d] = i
+	}
+	type line struct {
+		variant string
+		card    int
+	}
+	series := map[line][]point{}
+	var order []line
+	var variants []string // (a variant's colour: its place among them)
+	top := 0.0
+	copyGBps := make([]float64, len(devices))
+	l2 := make([]float64, len(devices)) // each card's L2, and the first n whose inputs pass it
+	l2At := make([]float64, len(devices))
+	for i := range devices {
+		copyGBps[i], l2At[i] = math.NaN(), math.NaN()
+	}
+	l2[0] = l2Bytes
 	lo, hi := math.Inf(1), math.Inf(-1)
-	l2At := math.NaN() // the first n whose inputs pass L2
 	for _, r := range reports {
+		c := card[r.Device]
 		if !math.IsNaN(float64(r.CopyGBps)) {
-			copyGBps = math.Max(float64(r.CopyGBps), zeroIfNaN(copyGBps))
+			copyGBps[c] = math.Max(float64(r.CopyGBps), zeroIfNaN(copyGBps[c]))
+		}
+		if c > 0 && r.L2Bytes > 0 {
+			l2[c] = r.L2Bytes
 		}
 		n := float64(r.N)
 		lo, hi = math.Min(lo, n), math.Max(hi, n)
@@ -229,26 +295,34 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 			if row.Refused != "" || math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
-			if _, ok := series[row.Variant]; !ok {
-				order = append(order, row.Variant)
+			key := line{row.Variant, c}
+			if _, ok := series[key]; !ok {
+				order = append(order, key)
+				if !contains(variants, row.Variant) {
+					variants = append(variants, row.Variant)
+				}
 			}
-			series[row.Variant] = append(series[row.Variant], point{n, v})
+			series[key] = append(series[key], point{n, v})
 			top = math.Max(top, v)
 			if row.Bytes > 0 {
 				least = math.Min(least, float64(row.Bytes))
 			}
 		}
-		if l2Bytes > 0 && math.IsNaN(l2At) && !math.IsInf(least, 1) && least > l2Bytes { // (the least a variant moves: its inputs and output)
-			l2At = n
+		if l2[c] > 0 && math.IsNaN(l2At[c]) && !math.IsInf(least, 1) && least > l2[c] { // (the least a variant moves: its inputs and output)
+			l2At[c] = n
 		}
 	}
 	if len(order) == 0 || lo >= hi || !(top > 0) {
 		return fmt.Errorf("a sweep needs rates at two sizes or more")
 	}
-	if label != "" {
-		copyGBps = math.NaN() // (no copy line on a scale of items)
+	highestCopy := 0.0
+	for i := range copyGBps {
+		if label != "" {
+			copyGBps[i] = math.NaN() // (no copy line on a scale of items)
+		}
+		highestCopy = math.Max(highestCopy, zeroIfNaN(copyGBps[i]))
 	}
-	top = math.Max(top, zeroIfNaN(copyGBps)) * 1.12
+	top = math.Max(top, highestCopy) * 1.12
 	y := yAxis(b, top, label)
 	x := func(n float64) float64 {
 		return float64(marginL) + (math.Log2(n)-math.Log2(lo))/(math.Log2(hi)-math.Log2(lo))*float64(plotW-marginL-marginR)
@@ -259,11 +333,22 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">2^%.0f</text>`+"\n", xv, plotH-marginB+16, k)
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">n (%s, log scale)</text>`+"\n", (plotW+marginL-marginR)/2, plotH-marginB+40, esc(reports[0].Unit))
-	copyLine(b, y, copyGBps)
-	if !math.IsNaN(l2At) {
-		xv := x(l2At)
-		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#888" stroke-dasharray="2 3"/>`+"\n", xv, xv, marginT, plotH-marginB)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#555">inputs past L2 (%.0f MiB)</text>`+"\n", xv+4, marginT+12, l2Bytes/(1<<20))
+	named := func(what string, c int) string { // "device copy" alone, or with the card's name
+		if len(devices) == 1 {
+			return what
+		}
+		return what + ", " + cardName(devices[c])
+	}
+	for c := range devices {
+		if g := copyGBps[c]; !math.IsNaN(g) && g > 0 {
+			fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="6 4"/>`+"\n", marginL, plotW-marginR, y(g), y(g))
+			fmt.Fprintf(b, `<text x="%d" y="%.1f">%s: %.0f GB/s</text>`+"\n", marginL+6, y(g)-5, esc(named("device copy, same run", c)), g)
+		}
+		if !math.IsNaN(l2At[c]) {
+			xv := x(l2At[c])
+			fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#888" stroke-dasharray="2 3"/>`+"\n", xv, xv, marginT, plotH-marginB)
+			fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#555">%s</text>`+"\n", xv+4, marginT+12+14*c, esc(named(fmt.Sprintf("inputs past L2 (%.0f MiB)", l2[c]/(1<<20)), c)))
+		}
 	}
 	// best drawn last, over a line it may share (best is radix where it chose radix), its place in
 	// the legend and its colour kept
@@ -271,31 +356,43 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 	for i := range drawn {
 		drawn[i] = i
 	}
-	sort.SliceStable(drawn, func(a, c int) bool { return order[drawn[a]] != "best" && order[drawn[c]] == "best" })
+	sort.SliceStable(drawn, func(a, c int) bool { return order[drawn[a]].variant != "best" && order[drawn[c]].variant == "best" })
+	dashes := []string{"", ` stroke-dasharray="8 4"`, ` stroke-dasharray="2 3"`, ` stroke-dasharray="10 3 2 3"`}
 	for _, i := range drawn {
-		name := order[i]
-		pts := series[name]
+		key := order[i]
+		pts := series[key]
 		sort.Slice(pts, func(a, c int) bool { return pts[a].n < pts[c].n })
 		var path []string
 		for _, p := range pts {
 			path = append(path, fmt.Sprintf("%.1f,%.1f", x(p.n), y(p.v)))
 		}
-		color := colorOf(name, i)
-		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(path, " "), color)
+		color, dash := colorOf(key.variant, index(variants, key.variant)), dashes[key.card%len(dashes)]
+		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(path, " "), color, dash)
 		for _, p := range pts {
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(p.v), color)
 		}
 		// the legend in the upper left, above the small sizes' lines (rates grow with n) and below both
 		// the highest rate and the copy line's label (a sweep's L2-resident sizes can pass the copy)
 		below := y(top / 1.12)
-		if copyGBps > 0 {
-			below = math.Max(below, y(copyGBps))
+		if highestCopy > 0 {
+			below = math.Max(below, y(highestCopy))
 		}
 		lx, ly := marginL+12, int(below)+28+16*i
-		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", lx, lx+20, ly, ly, color)
-		fmt.Fprintf(b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", lx+26, ly, esc(name))
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", lx, lx+20, ly, ly, color, dash)
+		fmt.Fprintf(b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", lx+26, ly, esc(named(key.variant, key.card)))
 	}
 	return nil
+}
+
+func contains(list []string, s string) bool { return index(list, s) >= 0 }
+
+func index(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
 }
 
 // colorOf: best red, the libraries green, cpu grey in every picture; the lecture's variants blue

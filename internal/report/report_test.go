@@ -257,6 +257,45 @@ func TestSVG(t *testing.T) {
 	}
 }
 
+// Sweeps from two cards (plot's several files) in one picture: a line a variant and card, the
+// second card's dashed, each card's copy and L2 marked with its name, the variant's colour the same
+// on both.
+func TestSVGTwoCards(t *testing.T) {
+	mk := func(device string, copyGBps, l2 float64, n int64, ms ...float64) *Report {
+		r := &Report{Program: "p", Device: device, N: n, Unit: "elements", CopyGBps: Num(copyGBps), L2Bytes: l2}
+		for i, m := range ms {
+			r.Rows = append(r.Rows, Row{Variant: []string{"best", "cub"}[i], KernelMs: Num(m), TotalMs: Num(m), Bytes: Num(4 * float64(n)), Pass: true})
+		}
+		r.Derive()
+		return r
+	}
+	h100, h200 := "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+	reports := []*Report{mk(h100, 3000, 50<<20, 1<<20, 1, 2), mk(h100, 3000, 50<<20, 1<<24, 16, 30),
+		mk(h200, 4100, 60<<20, 1<<20, 0.8, 1.5), mk(h200, 4100, 60<<20, 1<<26, 50, 90)}
+	var b strings.Builder
+	if err := WriteSVG(&b, reports, reports[0].L2Bytes); err != nil {
+		t.Fatal(err)
+	}
+	count, texts := svgElements(t, b.String())
+	if count["polyline"] != 4 || count["circle"] != 8 {
+		t.Errorf("two cards: %v", count)
+	}
+	for _, want := range []string{"best, H100", "cub, H200", "device copy, same run, H100: 3000 GB/s", "device copy, same run, H200: 4100 GB/s",
+		"inputs past L2 (50 MiB), H100", "inputs past L2 (60 MiB), H200", "NVIDIA H100 80GB HBM3 and NVIDIA H200", "2^20 .. 2^26"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("two cards: no %q in the texts:\n%s", want, texts)
+		}
+	}
+	if got := strings.Count(b.String(), `<polyline`) - strings.Count(b.String(), `stroke-width="2"/>`); got != 2 {
+		t.Errorf("two cards: %d dashed lines, want the second card's two", got)
+	}
+	for _, c := range []struct{ device, want string }{{"NVIDIA GeForce RTX 3060", "RTX 3060"}, {"Tesla T4", "T4"}, {"NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"}} {
+		if got := cardName(c.device); got != c.want {
+			t.Errorf("cardName(%q) = %q, want %q", c.device, got, c.want)
+		}
+	}
+}
+
 // -csv: the header's columns, then one record a (variant, size) with the run's parameters in each.
 func TestCSV(t *testing.T) {
 	var reports []*Report
