@@ -72,8 +72,8 @@ func command() cli.Command {
 		HostVariants: []cli.HostVariant{
 			{Name: "cpu", Summary: "host: Go's sort.SliceStable, arrays in parallel; no GPU needed",
 				Outside: func(n int64) string { // O(n log^2 n) moves, one core an array
-					if n > 1<<25 {
-						return "arrays of at most 2^25 keys: sort.SliceStable's n log^2 n moves take minutes past it"
+					if n*opt.batch > 1<<25 {
+						return "at most 2^25 keys in all (-n x -batch): sort.SliceStable's n log^2 n moves take minutes past it"
 					}
 					return ""
 				}},
@@ -101,9 +101,13 @@ func command() cli.Command {
 		// keys in and out, values in and out, the padded network (up to 2x, 8-byte words) or CUB's temp
 		DeviceBytes: func(n int64) float64 { return float64(n)*float64(opt.batch)*(4+4+4+4+16+8) + 64<<20 },
 		// keys in and out and values; the check's sorted words, its passes' buffer and (after a wrong
-		// value) each index's first place; with -values, the user's and three arrays of 8-byte pairs
+		// value) each index's first place, or a sorted input's making; with -values, the user's and
+		// three arrays of 8-byte pairs
 		HostBytes: func(n int64, _ bool) float64 {
 			per := 24.0
+			if opt.dist == "sorted" || opt.dist == "reversed" {
+				per = 36 // (the inputs' stable order: each key's word and index, twice, and the indices)
+			}
 			if opt.valuesFile != "" {
 				per += 4 + 24
 			}

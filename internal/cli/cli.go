@@ -488,24 +488,33 @@ func (c Command) domainError(v gpu.Variant, o Options, err error) error {
 		v.Name, o.N, o.Threads, o.Blocks, strings.TrimRight(" "+c.params(), " "), v.Domain, detail)
 }
 
-// hostOutside is domainError's for a host variant, nil where it covers o.N.
-// hostAdvice names, where there is no GPU, the first host variant whose domain covers -n, or each
-// one's domain where none does.
+// hostAdvice names, where there is no GPU, the first host variant whose domain covers every size
+// of -n, or each one's domain where none does.
 func (c Command) hostAdvice(stderr io.Writer, o Options) {
+	sizes := o.Sizes
+	if len(sizes) == 0 {
+		sizes = []int64{o.N}
+	}
 	var domains []string
 	for _, h := range c.HostVariants {
-		why := h.outside(o.N)
+		why := ""
+		for _, n := range sizes {
+			if why = h.outside(n); why != "" {
+				domains = append(domains, fmt.Sprintf("%s's domain is %s (not -n %d)", h.Name, why, n))
+				break
+			}
+		}
 		if why == "" {
 			fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), h.Name))
 			return
 		}
-		domains = append(domains, fmt.Sprintf("%s's domain is %s", h.Name, why))
 	}
 	if len(domains) > 0 {
-		fmt.Fprintf(stderr, "No host version covers -n %d: %s.\n", o.N, strings.Join(domains, "; "))
+		fmt.Fprintf(stderr, "No host version covers -n here: %s.\n", strings.Join(domains, "; "))
 	}
 }
 
+// hostOutside is domainError's for a host variant, nil where it covers o.N.
 func (c Command) hostOutside(h HostVariant, o Options) error {
 	if why := h.outside(o.N); why != "" {
 		return usagef("-variant %s does not cover -n %d%s: its domain is %s", h.Name, o.N, strings.TrimRight(" "+c.params(), " "), why)

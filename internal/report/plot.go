@@ -59,15 +59,21 @@ func picture(w io.Writer, reports []*Report, l2Bytes float64, counter string) er
 		title += fmt.Sprintf(", n = %s .. %s %s", humanCount(lo), humanCount(hi), r0.Unit)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
-	sub := strings.Join(cards(reports), " and ")
+	sub := cards(reports)[0]
+	if all := cards(reports); len(all) > 1 {
+		sub = strings.Join(all[:len(all)-1], ", ") + " and " + all[len(all)-1]
+	}
 	if r0.Params != "" {
 		sub += "; " + r0.Params
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s</text>`+"\n", marginL, esc(sub))
 	var err error
-	if len(reports) == 1 {
+	switch {
+	case len(reports) == 1:
 		err = bars(&b, r0, counter)
-	} else {
+	case len(cards(reports)) == len(reports) && sameN(reports):
+		return fmt.Errorf("one size on %d cards: a size's bars are drawn for one card at a time", len(reports))
+	default:
 		err = lines(&b, reports, l2Bytes)
 	}
 	if err != nil {
@@ -206,8 +212,15 @@ func SameBytes(reports []*Report) bool {
 	return true
 }
 
-// lines draws a sweep: GB/s against n, or, where the variants must move different bytes for the
-// same n, millions of items a second (n / kernel time), which then compares them.
+func sameN(reports []*Report) bool {
+	for _, r := range reports {
+		if r.N != reports[0].N {
+			return false
+		}
+	}
+	return true
+}
+
 // cards are the reports' devices, in order of first appearance.
 func cards(reports []*Report) []string {
 	var out []string
@@ -247,9 +260,10 @@ func max64(a, b int64) int64 {
 	return b
 }
 
-// lines draws a sweep: a line a variant, and where the reports come from several cards (plot's
-// several files), a line a variant and card, each card dashed its own way and its copy and L2
-// marked with its name.
+// lines draws a sweep: GB/s against n, or, where the variants must move different bytes for the
+// same n, millions of items a second (n / kernel time), which then compares them; a line a variant,
+// and where the reports come from several cards (plot's several files), a line a variant and card,
+// each card dashed its own way and its copy and L2 marked with its name.
 func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 	type point struct{ n, v float64 }
 	rate := func(row Row) float64 { return float64(row.GBps) }
@@ -333,11 +347,23 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">2^%.0f</text>`+"\n", xv, plotH-marginB+16, k)
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">n (%s, log scale)</text>`+"\n", (plotW+marginL-marginR)/2, plotH-marginB+40, esc(reports[0].Unit))
+	names := make([]string, len(devices)) // short names, or where two would read alike the devices'
+	seen := map[string]bool{}
+	for c, d := range devices {
+		names[c] = cardName(d)
+		if seen[names[c]] {
+			for k, d := range devices {
+				names[k] = strings.TrimPrefix(d, "NVIDIA ")
+			}
+			break
+		}
+		seen[names[c]] = true
+	}
 	named := func(what string, c int) string { // "device copy" alone, or with the card's name
 		if len(devices) == 1 {
 			return what
 		}
-		return what + ", " + cardName(devices[c])
+		return what + ", " + names[c]
 	}
 	for c := range devices {
 		if g := copyGBps[c]; !math.IsNaN(g) && g > 0 {
@@ -372,10 +398,12 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", x(p.n), y(p.v), color)
 		}
 		// the legend in the upper left, above the small sizes' lines (rates grow with n) and below both
-		// the highest rate and the copy line's label (a sweep's L2-resident sizes can pass the copy)
+		// the highest rate and every copy line's label (a sweep's L2-resident sizes can pass the copy)
 		below := y(top / 1.12)
-		if highestCopy > 0 {
-			below = math.Max(below, y(highestCopy))
+		for _, g := range copyGBps {
+			if g > 0 {
+				below = math.Max(below, y(g))
+			}
 		}
 		lx, ly := marginL+12, int(below)+28+16*i
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", lx, lx+20, ly, ly, color, dash)
