@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -288,6 +289,36 @@ func TestSVGTwoCards(t *testing.T) {
 	}
 	if got := strings.Count(b.String(), `<polyline`) - strings.Count(b.String(), `stroke-width="2"/>`); got != 2 {
 		t.Errorf("two cards: %d dashed lines, want the second card's two", got)
+	}
+	// the legend starts below the lower card's copy label (the H100's, 3000 GB/s)
+	legendY, copyY := -1.0, -1.0
+	for _, line := range strings.Split(b.String(), "\n") {
+		var yv float64
+		if strings.Contains(line, ">best, H100<") {
+			fmt.Sscanf(line[strings.Index(line, `y="`)+3:], "%g", &yv)
+			legendY = yv
+		}
+		if strings.Contains(line, "H100: 3000 GB/s") {
+			fmt.Sscanf(line[strings.Index(line, `y="`)+3:], "%g", &yv)
+			copyY = yv
+		}
+	}
+	if legendY < copyY+10 {
+		t.Errorf("two cards: the legend (y %.0f) overlaps the lower copy label (y %.0f)", legendY, copyY)
+	}
+	// two cards whose short names read alike are named in full; one size on each card is refused
+	same := []*Report{mk("NVIDIA H100 PCIe", 2000, 0, 1<<20, 1, 2), mk("NVIDIA H100 PCIe", 2000, 0, 1<<24, 16, 30),
+		mk(h100, 3000, 0, 1<<20, 1, 2), mk(h100, 3000, 0, 1<<24, 16, 30)}
+	b.Reset()
+	if err := WriteSVG(&b, same, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, texts := svgElements(t, b.String()); !strings.Contains(texts, "best, H100 PCIe") || !strings.Contains(texts, "best, H100 80GB HBM3") {
+		t.Errorf("alike cards: not named in full:\n%s", texts)
+	}
+	if err := WriteSVG(&b, []*Report{mk(h100, 3000, 0, 1<<20, 1, 2), mk(h200, 4100, 0, 1<<20, 1, 2)}, 0); err == nil ||
+		!strings.Contains(err.Error(), "one size on 2 cards") {
+		t.Errorf("one size on two cards: %v", err)
 	}
 	for _, c := range []struct{ device, want string }{{"NVIDIA GeForce RTX 3060", "RTX 3060"}, {"Tesla T4", "T4"}, {"NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"}} {
 		if got := cardName(c.device); got != c.want {

@@ -67,6 +67,12 @@ func run(mode string, args []string, term io.Writer) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
+	if mode == "pictures" {
+		if err := pictureNamesErr(args); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 2
+		}
+	}
 	if *logPath == "" {
 		suffix := mode
 		if mode == "ab" {
@@ -268,14 +274,16 @@ func (r *runner) multi(counts []string, out string) error {
 	return nil
 }
 
-// pictures: README's six pictures, each with its table and .csv; with names, those whose name starts
-// with one of them (urejanje: both sorts' sweeps).
-func (r *runner) pictures(out string, npp bool, names []string) error {
+// picture is one of README's pictures: its name and the sweep that draws it.
+type picture struct{ name, prog, args string }
+
+// pictureList is README's pictures (with npp: konvolucija's sweep with npp too).
+func pictureList(npp bool) []picture {
 	conv := "g,c,t,best"
 	if npp {
 		conv += ",npp"
 	}
-	pics := []struct{ name, prog, args string }{
+	return []picture{
 		// (named one by one, the variants outside their domain at 2^28 would be refused)
 		{"redukcija-staircase", "redukcija", "-n 2^28 -variant all"},
 		{"redukcija-sweep", "redukcija", "-n 2^10..2^28 -variant best,r6,cub"},
@@ -285,8 +293,30 @@ func (r *runner) pictures(out string, npp bool, names []string) error {
 		{"urejanje-sweep", "urejanje", "-n 2^10..2^28x4 -type uint32 -variant nl,best,radix,cub"},
 		{"urejanje-pairs-sweep", "urejanje", "-n 2^10..2^28x4 -type uint32 -pairs -variant nl,best,radix,cub"},
 	}
+}
+
+// pictureNamesErr refuses a name that starts no picture's name.
+func pictureNamesErr(names []string) error {
+	for _, name := range names {
+		found := false
+		var all []string
+		for _, p := range pictureList(false) {
+			found = found || strings.HasPrefix(p.name, name)
+			all = append(all, p.name)
+		}
+		if !found {
+			return fmt.Errorf("pictures: none is named %s (they are %s)", name, strings.Join(all, ", "))
+		}
+	}
+	return nil
+}
+
+// pictures: README's six pictures, each with its table and .csv; with names, those whose name starts
+// with one of them (urejanje: both sorts' sweeps).
+func (r *runner) pictures(out string, npp bool, names []string) error {
+	pics := pictureList(npp)
 	if len(names) > 0 {
-		var chosen []struct{ name, prog, args string }
+		var chosen []picture
 		for _, p := range pics {
 			for _, name := range names {
 				if strings.HasPrefix(p.name, name) {
@@ -294,13 +324,6 @@ func (r *runner) pictures(out string, npp bool, names []string) error {
 					break
 				}
 			}
-		}
-		if len(chosen) == 0 {
-			var all []string
-			for _, p := range pics {
-				all = append(all, p.name)
-			}
-			return fmt.Errorf("pictures: none is named %s (they are %s)", strings.Join(names, ", "), strings.Join(all, ", "))
 		}
 		pics = chosen
 	}

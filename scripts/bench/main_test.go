@@ -216,7 +216,7 @@ func TestMulti(t *testing.T) {
 }
 
 // pictures NAME runs only the pictures whose names start with it, each writing its .svg and .csv
-// into images.tgz; a name that matches none is refused before anything runs.
+// into images.tgz; a name that starts none is refused before anything runs.
 func TestPicturesByName(t *testing.T) {
 	write := `while [ $# -gt 1 ]; do case "$1" in -plot|-csv) echo "$0" > "$2";; esac; shift; done`
 	bin := fakeBin(t, t.TempDir(), map[string]string{"urejanje": write, "redukcija": write})
@@ -229,9 +229,14 @@ func TestPicturesByName(t *testing.T) {
 	if len(files) != 4 || files["images/urejanje-sweep.svg"] == "" || files["images/urejanje-pairs-sweep.csv"] == "" {
 		t.Errorf("images.tgz holds %q, want the two sorts' sweeps only", files)
 	}
-	term.Reset()
-	if code := run("pictures", []string{"-bin", bin, "-out", out, "sort"}, &term); code != 1 || !strings.Contains(term.String(), "none is named sort (they are redukcija-staircase,") {
-		t.Errorf("pictures sort: exit %d, want 1 and the names:\n%s", code, term.String())
+	for _, names := range [][]string{{"sort"}, {"urejanje", "sort"}} { // (a name that matches none: bad usage, nothing run)
+		term.Reset()
+		if code := run("pictures", append([]string{"-bin", bin, "-out", out}, names...), &term); code != 2 {
+			t.Errorf("pictures %v: exit %d, want 2", names, code)
+		}
+		if err := pictureNamesErr(names); err == nil || !strings.Contains(err.Error(), "none is named sort (they are redukcija-staircase,") {
+			t.Errorf("pictures %v: %v", names, err)
+		}
 	}
 }
 

@@ -3,7 +3,7 @@
 // files of one sweep run on different cards draw one picture, a line a variant and card.
 //
 //	go run ./scripts/plot -o docs/images/redukcija-sweep.svg [-variants best,r6,cub] [-l2 MiB] docs/results/redukcija-sweep.csv
-//	go run ./scripts/plot -o docs/images/urejanje-sweep.svg docs/results/urejanje-sweep.csv docs/results/urejanje-sweep-h200.csv
+//	go run ./scripts/plot -o docs/images/urejanje-sweep.svg docs/results/urejanje-sweep.csv H200-RUN.csv
 package main
 
 import (
@@ -45,6 +45,11 @@ func run(out string, files []string, variants string, l2MiB float64) error {
 		if len(reports) > 0 && len(some) > 0 && (some[0].Program != reports[0].Program || some[0].Params != reports[0].Params) {
 			return fmt.Errorf("%s is %s %s, not %s %s: one picture draws one sweep", in, some[0].Program, some[0].Params,
 				reports[0].Program, reports[0].Params)
+		}
+		for _, r := range reports { // (a picture's lines are told apart by card)
+			if len(some) > 0 && r.Device == some[0].Device {
+				return fmt.Errorf("%s and an earlier file both ran on %s: one picture draws one sweep a card", in, r.Device)
+			}
 		}
 		reports = append(reports, some...)
 	}
