@@ -114,7 +114,7 @@ type SortCheck struct {
 // when descending) in ascending order. A run builds it once and checks every variant against it.
 type SortReference struct {
 	in, want   []uint32
-	pairsIn    []uint64 // each array's (order word, value) pairs, sorted: CheckPairs' reference
+	pairsIn    []uint64 // each array's (key bits, value) pairs, sorted: CheckPairs' reference
 	n, batch   int64
 	t          vocab.Dtype
 	descending bool
@@ -380,9 +380,9 @@ func sameBits(a, b uint32, t vocab.Dtype) bool {
 }
 
 // CheckPairs verifies a sort of key-value pairs whose values the user gave: the keys as
-// CheckSort, and each array's (key, value) pairs the same multiset as the input's (values travel
-// with their keys; among equal keys their order is the variant's: by value in the network, by
-// input position in a radix sort).
+// CheckSort, and each array's (key, value) pairs the same multiset as the input's, keys by their
+// bits (values travel with their keys, -0.0's with -0.0; any NaN matches any NaN; among equal keys
+// their order is the variant's: by value in the network, by input position in a radix sort).
 func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t vocab.Dtype, descending bool) SortCheck {
 	return NewSortReference(in, n, batch, t, descending).CheckPairs(valuesIn, out, valuesOut)
 }
@@ -390,9 +390,12 @@ func CheckPairs(in, valuesIn, out, valuesOut []uint32, n, batch int64, t vocab.D
 // CheckPairs is the package's CheckPairs against the reference, whose input pairs it sorts once.
 func (r *SortReference) CheckPairs(valuesIn, out, valuesOut []uint32) SortCheck {
 	res := r.Check(out, nil)
-	pairs := func(dst []uint64, keys, values []uint32, wide bool) { // (order word, value), sorted
-		for i := range keys {
-			dst[i] = uint64(OrderKey(keys[i], r.t))<<32 | uint64(values[i])
+	pairs := func(dst []uint64, keys, values []uint32, wide bool) { // (key's bits, value), sorted
+		for i, k := range keys {
+			if r.t == vocab.Float32 && k&0x7fffffff > 0x7f800000 {
+				k = CanonicalNaN // (any NaN matches any NaN; -0.0 and +0.0 stay apart: a value keeps its key's sign)
+			}
+			dst[i] = uint64(k)<<32 | uint64(values[i])
 		}
 		radixSort(dst, wide)
 	}

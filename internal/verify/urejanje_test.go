@@ -296,6 +296,21 @@ func TestCheckPairsEveryPath(t *testing.T) {
 	}
 }
 
+// A value keeps its key's sign of zero: -0.0's value moved to +0.0 (the keys still in order) fails;
+// any NaN still matches any NaN.
+func TestCheckPairsKeepsZerosApart(t *testing.T) {
+	in, valuesIn := []uint32{0x80000000, 0, 0x7fc00001}, []uint32{5, 7, 9}
+	for _, c := range []struct {
+		keys, values []uint32
+		ok           bool
+	}{{[]uint32{0, 0x80000000, CanonicalNaN}, []uint32{7, 5, 9}, true}, {[]uint32{0x80000000, 0, CanonicalNaN}, []uint32{5, 7, 9}, true},
+		{[]uint32{0, 0x80000000, CanonicalNaN}, []uint32{5, 7, 9}, false}} {
+		if got := CheckPairs(in, valuesIn, c.keys, c.values, 3, 1, vocab.Float32, false); (got.Bad == 0) != c.ok {
+			t.Errorf("keys %08x values %v: %+v, want ok %v", c.keys, c.values, got, c.ok)
+		}
+	}
+}
+
 // The host sort gives every NaN as the canonical NaN, as the devices' sorts do: payloads and
 // signs do not survive (README's promise), and the other keys keep their bits.
 func TestSortCPUCanonicalNaN(t *testing.T) {
