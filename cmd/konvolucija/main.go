@@ -91,8 +91,8 @@ func command() cli.Command {
 
 func (opt *options) flags(fs *flag.FlagSet) {
 	fs.IntVar(&opt.dim, "dim", opt.dim, "1 (a vector of -n) or 2 (an image of -width x -height)")
-	fs.IntVar(&opt.width, "width", opt.width, "2-D: the random image's width (or -n alone: the squarest image of n pixels)")
-	fs.IntVar(&opt.height, "height", opt.height, "2-D: the random image's height")
+	fs.Var((*cli.Extent)(&opt.width), "width", "2-D: the random image's width, e.g. 8192 or 2^13 (or -n alone: the squarest image of n pixels)")
+	fs.Var((*cli.Extent)(&opt.height), "height", "2-D: the random image's height")
 	fs.StringVar(&opt.maskSpec, "mask", opt.maskSpec, "box, shift, sobel-x, sobel-y, sobel (the gradient magnitude), gauss, or rows of weights: \"1,2,1;0,0,0;-1,-2,-1\"")
 	fs.IntVar(&opt.k, "k", opt.k, "box and gauss: the odd size (up to 31; 1-D up to 63 taps)")
 	fs.StringVar(&opt.border, "border", opt.border, "outside the input: zero (the lecture's ghost elements) or replicate (the nearest edge)")

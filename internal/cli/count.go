@@ -22,6 +22,24 @@ func (c *Count) Set(s string) error {
 	return nil
 }
 
+// Extent is a Count held in an int, at most 2^31 - 1 (an image's -width and -height).
+type Extent int
+
+func (e *Extent) String() string { return strconv.Itoa(int(*e)) }
+
+// Set parses Count's forms.
+func (e *Extent) Set(s string) error {
+	v, err := ParseCount(s)
+	if err == nil && v > math.MaxInt32 {
+		err = fmt.Errorf("%s is past %d", s, math.MaxInt32)
+	}
+	if err != nil {
+		return err
+	}
+	*e = Extent(v)
+	return nil
+}
+
 // SizeList is -n: one count, a comma-separated list of counts, or a range of powers of two
 // FROM..TO (FROM..TOx4: every other power of two).
 type SizeList []int64

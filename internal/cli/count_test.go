@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -40,6 +41,21 @@ func TestSizeList(t *testing.T) {
 		var l SizeList
 		if err := l.Set(bad); err == nil {
 			t.Errorf("-n %s: accepted as %v", bad, []int64(l))
+		}
+	}
+}
+
+// An image's -width and -height take Count's forms and fit an int32.
+func TestExtent(t *testing.T) {
+	var e Extent
+	for s, want := range map[string]int{"8192": 8192, "2^13": 8192, "1<<10": 1024, "2^12+3": 4099} {
+		if err := e.Set(s); err != nil || int(e) != want || e.String() != strconv.Itoa(want) {
+			t.Errorf("%s: %d, %v; want %d", s, e, err, want)
+		}
+	}
+	for _, s := range []string{"2^31", "x", "1.5"} {
+		if err := e.Set(s); err == nil {
+			t.Errorf("%s: accepted as %d", s, e)
 		}
 	}
 }
