@@ -77,6 +77,16 @@ func (h HostVariant) outside(n int64) string {
 	return h.Outside(n)
 }
 
+// outsideAt is the first size of -n outside h's domain and why ("" where h covers them all).
+func (h HostVariant) outsideAt(o Options) (int64, string) {
+	for _, n := range o.Sizes {
+		if why := h.outside(n); why != "" {
+			return n, why
+		}
+	}
+	return 0, ""
+}
+
 // Session holds a command's inputs and reference, and runs one variant at a time.
 type Session interface {
 	// RunDevice runs, verifies and times a planned device variant (the plan the command's Plan
@@ -230,11 +240,11 @@ func (c Command) checkSweep(o *Options) error {
 				return usagef("%s (this machine has %.1f GB available); nothing was run", msg, avail/1e9)
 			}
 		}
-		for _, h := range c.HostVariants {
-			if o.Variant != "all" && o.picks(h.Name) {
-				if err := c.hostOutside(h, *o); err != nil {
-					return usagef("%v; nothing was run", err)
-				}
+	}
+	for _, h := range c.HostVariants {
+		if o.Variant != "all" && o.picks(h.Name) {
+			if err := c.hostOutside(h, *o); err != nil {
+				return usagef("%v; nothing was run", err)
 			}
 		}
 	}
@@ -491,33 +501,24 @@ func (c Command) domainError(v gpu.Variant, o Options, err error) error {
 // hostAdvice names, where there is no GPU, the first host variant whose domain covers every size
 // of -n, or each one's domain where none does.
 func (c Command) hostAdvice(stderr io.Writer, o Options) {
-	sizes := o.Sizes
-	if len(sizes) == 0 {
-		sizes = []int64{o.N}
-	}
 	var domains []string
 	for _, h := range c.HostVariants {
-		why := ""
-		for _, n := range sizes {
-			if why = h.outside(n); why != "" {
-				domains = append(domains, fmt.Sprintf("%s's domain is %s (not -n %d)", h.Name, why, n))
-				break
-			}
-		}
+		n, why := h.outsideAt(o)
 		if why == "" {
 			fmt.Fprintf(stderr, "The host version runs without one: %s\n", hostCommandLine(os.Args, c.name(), h.Name))
 			return
 		}
+		domains = append(domains, fmt.Sprintf("%s's domain is %s (not -n %d)", h.Name, why, n))
 	}
 	if len(domains) > 0 {
 		fmt.Fprintf(stderr, "No host version covers -n here: %s.\n", strings.Join(domains, "; "))
 	}
 }
 
-// hostOutside is domainError's for a host variant, nil where it covers o.N.
+// hostOutside is domainError's for a host variant, nil where it covers every size of -n.
 func (c Command) hostOutside(h HostVariant, o Options) error {
-	if why := h.outside(o.N); why != "" {
-		return usagef("-variant %s does not cover -n %d%s: its domain is %s", h.Name, o.N, strings.TrimRight(" "+c.params(), " "), why)
+	if n, why := h.outsideAt(o); why != "" {
+		return usagef("-variant %s does not cover -n %d%s: its domain is %s", h.Name, n, strings.TrimRight(" "+c.params(), " "), why)
 	}
 	return nil
 }
