@@ -68,7 +68,7 @@ func run(mode string, args []string, term io.Writer) int {
 		return 2
 	}
 	if mode == "pictures" {
-		if err := pictureNamesErr(args); err != nil {
+		if _, err := choosePictures(args, false); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 2
 		}
@@ -295,37 +295,43 @@ func pictureList(npp bool) []picture {
 	}
 }
 
-// pictureNamesErr refuses a name that starts no picture's name.
-func pictureNamesErr(names []string) error {
+// choosePictures is README's pictures, or with names those whose name starts with one of them
+// (urejanje: both sorts' sweeps); a name that starts none is refused.
+func choosePictures(names []string, npp bool) ([]picture, error) {
+	all := pictureList(npp)
+	if len(names) == 0 {
+		return all, nil
+	}
+	picked := map[string]bool{}
+	var listed []string
+	for _, p := range all {
+		listed = append(listed, p.name)
+	}
 	for _, name := range names {
 		found := false
-		var all []string
-		for _, p := range pictureList(false) {
-			found = found || strings.HasPrefix(p.name, name)
-			all = append(all, p.name)
-		}
-		if !found {
-			return fmt.Errorf("pictures: none is named %s (they are %s)", name, strings.Join(all, ", "))
-		}
-	}
-	return nil
-}
-
-// pictures: README's six pictures, each with its table and .csv; with names, those whose name starts
-// with one of them (urejanje: both sorts' sweeps).
-func (r *runner) pictures(out string, npp bool, names []string) error {
-	pics := pictureList(npp)
-	if len(names) > 0 {
-		var chosen []picture
-		for _, p := range pics {
-			for _, name := range names {
-				if strings.HasPrefix(p.name, name) {
-					chosen = append(chosen, p)
-					break
-				}
+		for _, p := range all {
+			if strings.HasPrefix(p.name, name) {
+				picked[p.name], found = true, true
 			}
 		}
-		pics = chosen
+		if !found {
+			return nil, fmt.Errorf("pictures: none is named %s (they are %s)", name, strings.Join(listed, ", "))
+		}
+	}
+	var chosen []picture
+	for _, p := range all {
+		if picked[p.name] {
+			chosen = append(chosen, p)
+		}
+	}
+	return chosen, nil
+}
+
+// pictures: the chosen pictures (choosePictures), each with its table and .csv.
+func (r *runner) pictures(out string, npp bool, names []string) error {
+	pics, err := choosePictures(names, npp)
+	if err != nil {
+		return err
 	}
 	images := filepath.Join(out, "images")
 	if err := os.MkdirAll(images, 0o755); err != nil {

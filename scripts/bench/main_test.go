@@ -234,7 +234,7 @@ func TestPicturesByName(t *testing.T) {
 		if code := run("pictures", append([]string{"-bin", bin, "-out", out}, names...), &term); code != 2 {
 			t.Errorf("pictures %v: exit %d, want 2", names, code)
 		}
-		if err := pictureNamesErr(names); err == nil || !strings.Contains(err.Error(), "none is named sort (they are redukcija-staircase,") {
+		if _, err := choosePictures(names, false); err == nil || !strings.Contains(err.Error(), "none is named sort (they are redukcija-staircase,") {
 			t.Errorf("pictures %v: %v", names, err)
 		}
 	}
