@@ -78,13 +78,7 @@ func SortKeys(keys []uint32, t vocab.Dtype, dist string, seed int64) {
 // index, sorted by the radix passes over the words' digits alone (the indices start in order, and
 // the passes are stable), or for short arrays a stable comparison sort (O(n log n)).
 func StableOrder(keys []uint32, t vocab.Dtype, descending bool) []uint32 {
-	word := func(i uint32) uint32 {
-		w := OrderKey(keys[i], t)
-		if descending {
-			w = ^w
-		}
-		return w
-	}
+	word := func(i uint32) uint32 { return orderWord(keys[i], t, descending) }
 	idx := make([]uint32, len(keys))
 	for i := range idx {
 		idx[i] = uint32(i)
@@ -165,9 +159,12 @@ func (r *SortReference) arrays(fn func(b int64, wide bool) SortCheck) SortCheck 
 	return res
 }
 
-func (r *SortReference) word(k uint32) uint32 {
-	w := OrderKey(k, r.t)
-	if r.descending {
+func (r *SortReference) word(k uint32) uint32 { return orderWord(k, r.t, r.descending) }
+
+// orderWord is the word a sort orders keys by: OrderKey, complemented when descending.
+func orderWord(k uint32, t vocab.Dtype, descending bool) uint32 {
+	w := OrderKey(k, t)
+	if descending {
 		w = ^w
 	}
 	return w
@@ -438,11 +435,7 @@ func SortCPU(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, 
 			idx[i] = uint32(i)
 		}
 		sort.SliceStable(idx, func(x, y int) bool {
-			ox, oy := OrderKey(kin[idx[x]], t), OrderKey(kin[idx[y]], t)
-			if descending {
-				return ox > oy
-			}
-			return ox < oy
+			return orderWord(kin[idx[x]], t, descending) < orderWord(kin[idx[y]], t, descending)
 		})
 		return idx
 	})
@@ -462,11 +455,7 @@ func SortSeq(in, valuesIn, out, values []uint32, n, batch int64, t vocab.Dtype, 
 			a[i] = math.MaxUint64 // the padding: above every key's word (its index is below 2^32-1)
 		}
 		for i, k := range kin {
-			w := OrderKey(k, t)
-			if descending {
-				w = ^w
-			}
-			a[i] = uint64(w)<<32 | uint64(i)
+			a[i] = uint64(orderWord(k, t, descending))<<32 | uint64(i)
 		}
 		// seed 001's loops run to n, a power of two; to the padded size they sort any n
 		for k := 2; k <= size; k *= 2 {
