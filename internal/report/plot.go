@@ -122,13 +122,13 @@ func niceStep(x float64) float64 {
 	return 10 * p
 }
 
-// copyLine draws the copy ceiling across the plot.
-func copyLine(b *strings.Builder, y func(float64) float64, copyGBps float64) {
+// copyLine draws the copy ceiling across the plot, labelled "LABEL: N GB/s".
+func copyLine(b *strings.Builder, y func(float64) float64, copyGBps float64, label string) {
 	if math.IsNaN(copyGBps) || copyGBps <= 0 {
 		return
 	}
 	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="6 4"/>`+"\n", marginL, plotW-marginR, y(copyGBps), y(copyGBps))
-	fmt.Fprintf(b, `<text x="%d" y="%.1f">device copy, same run: %.0f GB/s</text>`+"\n", marginL+6, y(copyGBps)-5, copyGBps)
+	fmt.Fprintf(b, `<text x="%d" y="%.1f">%s: %.0f GB/s</text>`+"\n", marginL+6, y(copyGBps)-5, esc(label), copyGBps)
 }
 
 // bars draws one size's variants: GB/s with each step's speed-up, or a counter's values
@@ -169,7 +169,7 @@ func bars(b *strings.Builder, r *Report, counter string) error {
 	}
 	y := yAxis(b, top*1.18, label)
 	if counter == "" {
-		copyLine(b, y, float64(r.CopyGBps))
+		copyLine(b, y, float64(r.CopyGBps), "device copy, same run")
 	}
 	slot := float64(plotW-marginL-marginR) / float64(len(rows))
 	for i, row := range rows {
@@ -366,10 +366,7 @@ func lines(b *strings.Builder, reports []*Report, l2Bytes float64) error {
 		return what + ", " + names[c]
 	}
 	for c := range devices {
-		if g := copyGBps[c]; !math.IsNaN(g) && g > 0 {
-			fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="6 4"/>`+"\n", marginL, plotW-marginR, y(g), y(g))
-			fmt.Fprintf(b, `<text x="%d" y="%.1f">%s: %.0f GB/s</text>`+"\n", marginL+6, y(g)-5, esc(named("device copy, same run", c)), g)
-		}
+		copyLine(b, y, copyGBps[c], named("device copy, same run", c))
 		if !math.IsNaN(l2At[c]) {
 			xv := x(l2At[c])
 			fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#888" stroke-dasharray="2 3"/>`+"\n", xv, xv, marginT, plotH-marginB)
