@@ -9,6 +9,7 @@
 #include "util.h"
 #include "tecaj/urejanje.h"
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using namespace tctest;
@@ -108,9 +109,9 @@ uint32_t key_out(uint32_t bits, tc_dtype t) {
     return t == TC_FLOAT32 && (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : bits;
 }
 
-// radix's sort (radix, and best where its plan chose it) is checked exactly against the CPU's
-// stable sort (it is stable with -0.0 == +0.0).
-bool exact(const tc_urejanje_plan &p) { return p.radix != 0; }
+// radix's sort (radix, and best where its plan chose it) and best's rank sort are checked exactly
+// against the CPU's stable sort (both are stable with -0.0 == +0.0).
+bool exact(const tc_urejanje_plan &p) { return p.radix != 0 || p.rank != 0; }
 
 void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
@@ -455,6 +456,49 @@ TEST(Urejanje, RadixExact) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// best's rank sort against the CPU's stable sort, bit for bit and value for value: lengths about a
+// block's 32 keys and a warp's segment (a multiple of 32 words), up to the longest the plan gives
+// it on this device, every key type with its extremes, both directions, keys, argsort and the
+// caller's values, every distribution (equal keys: every place from the index alone).
+TEST(Urejanje, RankExact) {
+    REQUIRE_GPU();
+    const int best = find("best");
+    const tc_device d = device();
+    tc_urejanje_plan p;
+    ASSERT_EQ(TC_OK, plan(best, 1, 1, false, 0, &d, &p));
+    const int64_t most = p.rank_most;
+    ASSERT_GE(most, 1024) << "the rank sort's longest array on this device (or TECAJ_EMULATE's)";
+    std::vector<int64_t> lengths;
+    for (int64_t n : up_to_max_n({1, 2, 3, 31, 32, 33, 255, 256, 257, 1025, 4095, 4096, 4097, 8193, most - 1, most}))
+        if (n <= most) lengths.push_back(n);
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 11000;
+    for (int64_t n : lengths)
+        for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
+            for (bool desc : {false, true})
+                for (int mode = 0; mode < 3; ++mode) {
+                    Case c{best, n};
+                    c.type = t;
+                    c.descending = desc;
+                    c.pairs = mode > 0;
+                    c.given_values = mode == 2;
+                    ASSERT_EQ(TC_OK, plan(best, n, 1, c.pairs, 0, &d, &p, 0, t, desc));
+                    ASSERT_EQ(p.rank, 1) << describe(c);
+                    const Dist dist = Dist((cases + n) % DISTS);
+                    std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
+                    if (dist != SORTED && dist != REVERSED) add_specials(keys, t, 3, seed);
+                    check(c, keys);
+                    ++cases;
+                }
+    ASSERT_EQ(TC_OK, plan(best, most + 1, 1, false, 0, &d, &p));
+    EXPECT_EQ(p.rank, 0) << "one key past the rank sort's longest";
+    ASSERT_EQ(TC_OK, plan(best, 1000, 2, false, 0, &d, &p));
+    EXPECT_EQ(p.rank, 0) << "a batch";
+    EXPECT_GE(cases, 100);  // (288 on an H100; fewer where the device's line is lower, or under TECAJ_MAX_N)
+    EXPECT_EQ(checked - before, cases);
+}
+
 // The keys of a radix pass's tile for the request's threads (radix.cuh's pass shapes).
 static int64_t radix_tile(int threads) { return threads == 384 ? 384 * 20 : int64_t(threads) * 16; }
 
@@ -683,11 +727,12 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.radix, 0);  // (best past radix's domain: the network)
 }
 
-// best chooses from the device: arrays longer than its SMs x 256 keys take radix's sort (the same
-// plan as radix's), shorter ones the network, one array or a batch, keys or pairs, any key type,
-// but arrays of 2049 to 4096 keys radix's block sort with pairs, or with keys in a batch of at
-// least the SMs; given threads keep the network. The threshold follows the SMs: 2^15 keys take
-// radix on the t4's 40 and the network on the h200's 132. No GPU needed.
+// best chooses from the device: one array of at most sqrt(SMs x 2^19) keys takes the rank sort;
+// arrays longer than its SMs x 256 keys take radix's sort (the same plan as radix's), shorter ones
+// the network, one array or a batch, keys or pairs, any key type, but arrays of 2049 to 4096 keys
+// radix's block sort with pairs, or with keys in a batch of at least the SMs; given threads keep
+// the network. The thresholds follow the SMs: 2^15 keys take radix on the t4's 40 and the network
+// on the h200's 132. No GPU needed.
 TEST(Urejanje, BestChoosesByTheDevice) {
     const int best = find("best"), radix = find("radix");
     ASSERT_GE(best, 0);
@@ -698,10 +743,12 @@ TEST(Urejanje, BestChoosesByTheDevice) {
         tc_device d;
         ASSERT_EQ(TC_OK, tc_device_profile(name, &d)) << name;
         const int64_t above = int64_t(d.multiprocessors) * 256;
+        // the rank sort's line: n^2 comparisons at most the SMs x 2^19 (its words fit every profile's block)
+        const int64_t most = int64_t(std::sqrt(double(d.multiprocessors) * double(1 << 19)));
         aboves.push_back(above);
         tc_urejanje_plan p, r;
-        for (int64_t n : {int64_t(1), int64_t(1000), int64_t(2048), int64_t(2049), int64_t(4096), int64_t(4097), above - 1,
-                          above, above + 1, int64_t(1) << 20, (int64_t(1) << 24) + 1})
+        for (int64_t n : {int64_t(1), int64_t(1000), int64_t(2048), int64_t(2049), int64_t(4096), int64_t(4097), most,
+                          most + 1, above - 1, above, above + 1, int64_t(1) << 20, (int64_t(1) << 24) + 1})
             for (int64_t batch : {int64_t(1), int64_t(3), int64_t(d.multiprocessors) - 1, int64_t(d.multiprocessors)})
                 for (int mode = 0; mode < 3; ++mode) {  // keys float32, pairs int32, pairs uint32 descending
                     const bool pairs = mode > 0;
@@ -709,9 +756,18 @@ TEST(Urejanje, BestChoosesByTheDevice) {
                     ASSERT_EQ(TC_OK, plan(best, n, batch, pairs, 0, &d, &p, 0, type, mode == 2)) << name << " n=" << n;
                     EXPECT_EQ(p.radix_above, above) << name;
                     const bool block = n > 2048 && n <= 4096 && (pairs || batch >= d.multiprocessors);
-                    EXPECT_EQ(p.radix, (n > 4096 ? n > above : block) ? 1 : 0)
+                    const bool rank = batch == 1 && n <= most;
+                    EXPECT_EQ(p.rank_most, most) << name;
+                    EXPECT_EQ(p.rank, rank ? 1 : 0) << name << " n=" << n << " batch=" << batch;
+                    EXPECT_EQ(p.radix, !rank && (n > 4096 ? n > above : block) ? 1 : 0)
                         << name << " n=" << n << " batch=" << batch << " pairs=" << pairs;
-                    if (p.radix) {  // radix's own plan, under best's name
+                    if (p.rank) {  // one launch, a block of 32 keys; scratch for an output over its input
+                        EXPECT_EQ(p.launch.launches, 1);
+                        EXPECT_EQ(p.launch.threads, 256);
+                        EXPECT_EQ(p.launch.blocks, (n + 31) / 32);
+                        EXPECT_GE(p.launch.scratch_bytes, size_t((pairs ? 8 : 4) * n));
+                        EXPECT_LE(p.launch.shared_bytes, d.shared_per_block_optin);
+                    } else if (p.radix) {  // radix's own plan, under best's name
                         ASSERT_EQ(TC_OK, plan(radix, n, batch, pairs, 0, &d, &r, 0, type, mode == 2));
                         EXPECT_EQ(r.radix, 1);
                         EXPECT_EQ(p.launch.variant, best);
@@ -739,9 +795,9 @@ TEST(Urejanje, BestChoosesByTheDevice) {
         // the network's threads are its first launch's block (16 words a thread), not the request's 512
         EXPECT_EQ(p.launch.threads, 64) << name;
         EXPECT_EQ(p.launch.blocks, 1024) << name;
-        ASSERT_EQ(TC_OK, plan(best, 4096, 1, false, 0, &d, &p));  // one block of 4096
+        ASSERT_EQ(TC_OK, plan(best, 4096, 2, false, 0, &d, &p));  // a block of 4096 an array
         EXPECT_EQ(p.launch.threads, 256) << name;
-        EXPECT_EQ(p.launch.blocks, 1) << name;
+        EXPECT_EQ(p.launch.blocks, 2) << name;
         ASSERT_EQ(TC_OK, plan(best, 300, 5, false, 0, &d, &p));  // shorter than 1024: a thread a pair of the 512
         EXPECT_EQ(p.launch.threads, 256) << name;
         EXPECT_EQ(p.launch.blocks, 5) << name;
@@ -754,15 +810,15 @@ TEST(Urejanje, BestChoosesByTheDevice) {
     const struct {
         int64_t n, batch;
         bool pairs, radix;
-    } cases[] = {{3000, 1, false, false}, {4096, 11, false, false}, {4096, 12, false, true}, {2048, 1, true, false},
-                 {3000, 1, true, true},   {4097, 1, false, true},   {3072, 1, false, false}};
+    } cases[] = {{3000, 2, false, false}, {4096, 11, false, false}, {4096, 12, false, true}, {2048, 2, true, false},
+                 {3000, 2, true, true},   {4097, 2, false, true},   {3072, 2, false, false}};  // (batches: one array takes the rank sort)
     for (const auto &c : cases) {
         tc_urejanje_plan q;
         ASSERT_EQ(TC_OK, plan(best, c.n, c.batch, c.pairs, 0, &small, &q));
         EXPECT_EQ(q.radix_above, 3072);
         EXPECT_EQ(q.radix, c.radix ? 1 : 0) << "12 SMs: n=" << c.n << " batch=" << c.batch << " pairs=" << c.pairs;
     }
-    EXPECT_EQ(choices, 4 * 11 * 4 * 3);
+    EXPECT_EQ(choices, 4 * 13 * 4 * 3);
     ASSERT_EQ(aboves.size(), 4u);
     EXPECT_LT(aboves.front(), aboves.back());  // t4's 40 SMs against h200's 132
     tc_device t4, h200;
@@ -777,12 +833,17 @@ TEST(Urejanje, BestChoosesByTheDevice) {
     EXPECT_EQ(p.radix, 1);
     // an array that fits one of the network's blocks sorts in one launch (the h200's blocks hold
     // 8192 pairs; the t4's 4096, so there 8192 pairs take blocks of 1024 and three merges of two passes)
-    ASSERT_EQ(TC_OK, plan(best, 4096, 1, false, 0, &h200, &p));
+    ASSERT_EQ(TC_OK, plan(best, 4096, 2, false, 0, &h200, &p));
     EXPECT_EQ(p.launch.launches, 1);
-    ASSERT_EQ(TC_OK, plan(best, 8192, 1, true, 0, &h200, &p));
+    ASSERT_EQ(TC_OK, plan(best, 8192, 2, true, 0, &h200, &p));
     EXPECT_EQ(p.launch.launches, 1);
-    ASSERT_EQ(TC_OK, plan(best, 8192, 1, true, 0, &t4, &p));
+    ASSERT_EQ(TC_OK, plan(best, 8192, 2, true, 0, &t4, &p));
     EXPECT_EQ(p.launch.launches, 7);
+    // the rank sort's line follows the SMs: 6000 keys take it on the h200's 132 (8318), not the t4's 40 (4579)
+    ASSERT_EQ(TC_OK, plan(best, 6000, 1, true, 0, &h200, &p));
+    EXPECT_EQ(p.rank, 1);
+    ASSERT_EQ(TC_OK, plan(best, 6000, 1, true, 0, &t4, &p));
+    EXPECT_EQ(p.rank, 0);
     for (int v = 0; v < tc_variant_count(kProgram); ++v) {  // radix is radix's; the networks' never
         if (v == best || v == find("cub")) continue;  // (CUB's plan asks the device for its temp storage)
         ASSERT_EQ(TC_OK, plan(v, 1 << 20, 1, false, 0, &t4, &p)) << v;
@@ -799,7 +860,8 @@ TEST(Urejanje, LaunchesAsPlanned) {
     EXPECT_EQ(cub.launch.blocks, 0);                       // CUB's own grids: not known
     struct Shape { int64_t n, batch; bool pairs; int threads; };
     for (const Shape sh : {Shape{1000, 3, false, 0}, Shape{1 << 16, 1, true, 0}, Shape{(1 << 20) + 1, 1, true, 0},
-                           Shape{(1 << 20) + 1, 1, false, 64}, Shape{4096, 64, true, 0}, Shape{(1 << 22) + 5, 1, true, 0}})
+                           Shape{(1 << 20) + 1, 1, false, 64}, Shape{4096, 64, true, 0}, Shape{(1 << 22) + 5, 1, true, 0},
+                           Shape{1000, 1, false, 0}, Shape{8193, 1, true, 0}})
         for (int v = 0; v < tc_variant_count(kProgram); ++v) {
             tc_urejanje_plan p;
             if (v == find("radix") && sh.threads != 0) {  // (256 threads only)

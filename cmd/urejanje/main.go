@@ -338,14 +338,17 @@ func (s *session) RunDevice(plan gpu.Plan, scratch *gpu.Buffer, timer *gpu.Timer
 }
 
 // bestChoice says which sort best chose for the plan, and by what (its rule is the plan's, from
-// the device: arrays of up to gpu.UrejanjeBlockTile keys take radix's block sort past half of it
-// with pairs, or with keys in a batch of at least the SMs; longer ones radix's sort past
-// RadixAbove keys).
+// the device: one array of up to RankMost keys takes the rank sort; arrays of up to
+// gpu.UrejanjeBlockTile keys take radix's block sort past half of it with pairs, or with keys in a
+// batch of at least the SMs; longer ones radix's sort past RadixAbove keys).
 func bestChoice(pl *gpu.UrejanjePlan, threads int) string {
 	tile := gpu.UrejanjeBlockTile
 	switch {
 	case threads != 0:
 		return "chose the network: -threads sizes its block"
+	case pl.Rank:
+		return fmt.Sprintf("chose the rank sort: one array of %d keys <= %d (n^2 comparisons over the SMs, at most 2^19 each)",
+			pl.N, pl.RankMost)
 	case pl.Radix && pl.N <= tile:
 		return fmt.Sprintf("chose radix's block sort: %d keys an array, %d to %d (pairs, or keys in a batch of at least the SMs)",
 			pl.N, tile/2+1, tile)

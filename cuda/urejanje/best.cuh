@@ -1,6 +1,6 @@
 // urejanje best: the sort beyond the lecture, kept apart so that lecture.cuh reads as the lecture.
 // Included by plan.cu after the lecture's kernels (it uses their pack/unpack and chunk_step)
-// and its Launches.
+// and its Launches, and after radix.cuh (the rank sort uses radix's order words and its Io).
 #pragma once
 
 namespace {
@@ -416,6 +416,99 @@ tc_status best_run(Launches<T> &L) {
     return TC_OK;
 }
 
+// ---- the rank sort: short arrays, every pair of keys compared ---------------------------------
+//
+// A key's place in a stable sort is the number of keys before it: the smaller ones, and the equal
+// ones earlier in the array. Counting them takes n^2 comparisons, and spread over every SM that
+// costs less than the chain of barrier-separated steps a network or a radix sort runs in one
+// block, up to the line the plan draws from the SMs (best_takes_rank). One launch: a block owns
+// 32 keys, a lane each, and holds the whole array's order words (radix_word: stable, -0.0 equal
+// to +0.0) in shared memory; each warp counts over its own segment of the array, the block sums
+// the warps' counts, and the first warp writes its keys (and values) to their places.
+constexpr int kRankWarps = 8;
+
+// The words of s[0, len) (len a multiple of 4, s 16-byte aligned) that come before a key whose
+// order word is w: those <= w where all of them lie earlier in the array (EARLIER), else those < w.
+// (A compare and a predicated add a word, into four counts: a select and an add into one count
+// made three dependent instructions a word.)
+template <bool EARLIER>
+__device__ __forceinline__ void count_if_before(uint32_t &c, uint32_t x, uint32_t w) {
+    if constexpr (EARLIER) asm("{.reg .pred p; setp.le.u32 p, %1, %2; @p add.u32 %0, %0, 1;}" : "+r"(c) : "r"(x), "r"(w));
+    else asm("{.reg .pred p; setp.lt.u32 p, %1, %2; @p add.u32 %0, %0, 1;}" : "+r"(c) : "r"(x), "r"(w));
+}
+template <bool EARLIER>
+__device__ __forceinline__ uint32_t count_before(const uint32_t *s, int len, uint32_t w) {
+    const uint4 *v = reinterpret_cast<const uint4 *>(s);
+    uint32_t c[4] = {0, 0, 0, 0};
+#pragma unroll 4
+    for (int q = 0; q < len / 4; ++q) {
+        const uint4 x = v[q];  // (every lane reads the same words: a broadcast)
+        count_if_before<EARLIER>(c[0], x.x, w);
+        count_if_before<EARLIER>(c[1], x.y, w);
+        count_if_before<EARLIER>(c[2], x.z, w);
+        count_if_before<EARLIER>(c[3], x.w, w);
+    }
+    return c[0] + c[1] + c[2] + c[3];
+}
+
+// A warp's segment of the array: a multiple of 32 words, so that it holds a block's 32 keys whole
+// or none of them. A block's shared memory: kRankWarps segments of words, then each warp's counts.
+__host__ __device__ constexpr int64_t rank_segment(int64_t n) { return (n + 32 * kRankWarps - 1) / (32 * kRankWarps) * 32; }
+__host__ __device__ constexpr size_t rank_shared_bytes(int64_t n) { return 4 * size_t(kRankWarps * (rank_segment(n) + 32)); }
+
+template <bool PAIRS>
+__global__ void __launch_bounds__(32 * kRankWarps) rank_sort(RadixIo io) {
+    extern __shared__ uint4 rank_shared[];
+    const int n = int(io.n), seg = int(rank_segment(io.n));
+    uint32_t *word = reinterpret_cast<uint32_t *>(rank_shared);
+    uint32_t(*part)[32] = reinterpret_cast<uint32_t(*)[32]>(word + kRankWarps * seg);
+#pragma unroll 8
+    for (int j = threadIdx.x; j < kRankWarps * seg; j += blockDim.x)
+        word[j] = j < n ? radix_word(io.keys_in[j], io.type, io.descending) : ~0u;  // (the padding is never counted)
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, k0 = blockIdx.x * 32, i = k0 + lane;
+    const uint32_t w = word[i];
+    // the segment [a, b): words earlier than every key of the block's [a, lo), the block's own
+    // [lo, hi) (equal words count where they lie before the lane's), later ones [hi, b)
+    const int a = warp * seg, b = a + seg, lo = min(b, max(a, k0)), hi = max(lo, min(b, k0 + 32));
+    uint32_t c = count_before<true>(word + a, lo - a, w) + count_before<false>(word + hi, b - hi, w);
+    for (int j = lo; j < hi; ++j) c += word[j] < w || (word[j] == w && j < i);
+    part[warp][lane] = c;
+    __syncthreads();
+    if (warp == 0 && i < n) {
+        uint32_t place = 0;
+#pragma unroll
+        for (int q = 0; q < kRankWarps; ++q) place += part[q][lane];
+        io.keys_out[place] = radix_key_out(io.keys_in[i], io.type);
+        if (PAIRS) io.values_out[place] = io.values_in ? io.values_in[i] : uint32_t(i);
+    }
+}
+
+// The rank sort's launch; an output over its input is written to scratch first (every block reads
+// the whole array), then copied.
+inline tc_status rank_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p, RadixIo io, unsigned char *scratch,
+                               cudaStream_t s) {
+    const unsigned blocks = unsigned(tc::ceil_div(p.launch.n, 32));
+    const size_t smem = rank_shared_bytes(p.launch.n), words = 4 * size_t(p.launch.n);
+    uint32_t *keys_out = io.keys_out, *values_out = io.values_out;
+    const bool aliased = io.keys_in == io.keys_out || (p.pairs && io.values_in && io.values_in == io.values_out);
+    if (aliased && scratch) {
+        io.keys_out = reinterpret_cast<uint32_t *>(scratch);
+        io.values_out = reinterpret_cast<uint32_t *>(scratch + tc::align256(words));
+    }
+    if (!L.next(blocks)) return TC_OK;
+    const auto kernel = p.pairs ? rank_sort<true> : rank_sort<false>;
+    if (smem > 48 * 1024)  // (above 48 KiB a kernel must ask for its shared memory)
+        TC_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    kernel<<<blocks, 32 * kRankWarps, smem, s>>>(io);
+    TC_LAUNCHED();
+    if (aliased && scratch) {
+        TC_TRY(cudaMemcpyAsync(keys_out, io.keys_out, words, cudaMemcpyDeviceToDevice, s));
+        if (p.pairs) TC_TRY(cudaMemcpyAsync(values_out, io.values_out, words, cudaMemcpyDeviceToDevice, s));
+    }
+    return TC_OK;
+}
+
 // Every kernel best can launch for words of type T (the three-group STRIDED pass exists only
 // for 8-byte words in blocks of 8192, where a pass holds 9 steps).
 #define TC_BEST_E(T, TN, E)                                                                                \
@@ -426,5 +519,6 @@ tc_status best_run(Launches<T> &L) {
 #define TC_BEST_KERNELS(T, TN)                                                                                  \
     tc::kernel("bitonic_best_small<" TN ">", bitonic_best_small<T>), TC_BEST_E(T, TN, 10), TC_BEST_E(T, TN, 11), \
         TC_BEST_E(T, TN, 12), TC_BEST_E(T, TN, 13)
+#define TC_RANK_KERNELS tc::kernel("rank_sort<keys>", rank_sort<false>), tc::kernel("rank_sort<pairs>", rank_sort<true>)
 
 }  // namespace

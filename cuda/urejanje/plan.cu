@@ -1,8 +1,8 @@
 // urejanje: the variant table, the plans and the runs, and the baseline (CUB, cub.cuh): the translation
-// unit of the lecture (lecture.cuh), best (best.cuh) and radix (radix.cuh).
+// unit of the lecture (lecture.cuh), radix (radix.cuh) and best (best.cuh).
 #include "lecture.cuh"
-#include "best.cuh"
 #include "radix.cuh"
+#include "best.cuh"
 #include "cub.cuh"
 #include <cmath>
 #include <type_traits>
@@ -150,7 +150,7 @@ const tc_kernel knl[] = {
     tc::kernel("unpack_kernel<u32>", unpack_kernel<uint32_t>), tc::kernel("unpack_kernel<u64>", unpack_kernel<uint64_t>)};
 const tc_kernel kbest[] = {TC_BEST_KERNELS(uint32_t, "u32"), TC_BEST_KERNELS(uint64_t, "u64"),
                            tc::kernel("bitonic_block<u64,2^13,strided,3>", bitonic_block<uint64_t, 13, STRIDED, 3>),
-                           TC_RADIX_KERNELS};
+                           TC_RADIX_KERNELS, TC_RANK_KERNELS};
 const tc_kernel kradix[] = {TC_RADIX_KERNELS};
 
 const tc_variant variants[VARIANTS] = {
@@ -165,7 +165,8 @@ const tc_variant variants[VARIANTS] = {
     {"nl", "as n, with start and finish in shared memory", "any n and batch",
      "lower bound: read every word each launch, and write it in shared-memory passes; pack and unpack",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(knl)},
-    {"best", "arrays up to the device's SMs x 256 keys: the network, blocks of up to 8192 in registers (16 a thread), 4 steps "
+    {"best", "one array of at most sqrt(the SMs x 2^19) keys: the rank sort, every pair of keys compared in one launch; "
+             "arrays up to the device's SMs x 256 keys: the network, blocks of up to 8192 in registers (16 a thread), 4 steps "
              "between shared-memory transposes, up to 9 global steps a pass; longer arrays (threads not given): radix's sort, and "
              "arrays of 2049 to 4096 keys radix's block sort with pairs, or with keys in a batch of at least the SMs",
      "any n and batch",
@@ -278,6 +279,17 @@ int64_t best_radix_above(const tc_device &dev) { return int64_t(dev.multiprocess
 // Arrays of at most kRadixTile keys are decided here alone, the SMs x 256 line not counting (on a
 // GPU of fewer than 16 SMs it lies below 4096, where radix is one launch, not six).
 static_assert(kRadixTile == TC_UREJANJE_BLOCK_TILE, "the ABI's block tile is radix_block's");
+// Before both, one array whose n^2 comparisons come to at most 2^kRankComparesLog an SM takes the
+// rank sort: one launch whose time is its comparisons spread over every SM, where the network and
+// radix's block sort run a chain of barrier-separated steps in one block. (BENCHMARKS: urejanje
+// rank; only where the array's words fit a block's shared memory.)
+constexpr int kRankComparesLog = 19;
+int64_t best_rank_most(const tc_device &dev) {
+    int64_t n = int64_t(std::sqrt(std::ldexp(double(dev.multiprocessors), kRankComparesLog)));
+    while (n > 0 && rank_shared_bytes(n) > dev.shared_per_block_optin) n -= 32;
+    return n < 0 ? 0 : n;
+}
+bool best_takes_rank(int64_t n, int64_t batch, const tc_device &dev) { return batch == 1 && n <= best_rank_most(dev); }
 bool best_block_radix(int64_t n, int64_t batch, bool pairs, const tc_device &dev) {
     return n > kRadixTile / 2 && n <= kRadixTile && (pairs || batch >= dev.multiprocessors);
 }
@@ -306,6 +318,20 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     if (p.variant == VRADIX) return radix_plan(*out, *r, *dev);
     if (p.variant == VBEST) {
         out->radix_above = best_radix_above(*dev);
+        out->rank_most = best_rank_most(*dev);
+        if (r->base.threads == 0 && best_takes_rank(n, r->batch, *dev)) {
+            out->rank = 1;
+            p.threads = 32 * kRankWarps;
+            p.shared_bytes = rank_shared_bytes(n);
+            const size_t words = tc::align256(4 * size_t(n));
+            p.scratch_bytes = words + (out->pairs ? words : 0);  // (an output over its input: rank_launches)
+            tc::LaunchCounter L{true};
+            TC_TRY_STATUS(rank_launches(L, *out, RadixIo{}, nullptr, nullptr));
+            p.launches = L.count;
+            p.blocks = int(L.grid);
+            p.bytes_moved = 4.0 * double(n) + (out->pairs ? 8.0 : 4.0) * double(n);
+            return TC_OK;
+        }
         tc_urejanje_plan radix = *out;
         if (r->base.threads == 0 && best_takes_radix(n, r->batch, out->pairs != 0, *dev) && radix_plan(radix, *r, *dev) == TC_OK) {
             *out = radix;  // (outside radix's domain, n = 2^32 or a grid too long: the network)
@@ -334,10 +360,11 @@ extern "C" tc_status tc_urejanje_run(const tc_urejanje_plan *p, const void *keys
     const int descending = p->descending;
     if (type != TC_FLOAT32 && type != TC_INT32 && type != TC_UINT32) return TC_BAD_ARGUMENT;
     const int64_t items = p->launch.items;
-    if (p->radix) {  // radix, and best where it chose radix
+    if (p->radix || p->rank) {  // radix, and best where it chose radix or its rank sort
         const RadixIo io{static_cast<const uint32_t *>(keys_in), p->pairs ? values_in : nullptr, static_cast<uint32_t *>(keys_out),
                          p->pairs ? values_out : nullptr, {}, {}, p->launch.n, p->batch, type, descending != 0};
         tc::LaunchCounter L{false};
+        if (p->rank) return rank_launches(L, *p, io, static_cast<unsigned char *>(scratch), s);
         return radix_launches(L, *p, io, static_cast<unsigned char *>(scratch), unsigned(p->launch.blocks), s);
     }
     if (p->launch.variant == VCUB) {

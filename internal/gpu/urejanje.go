@@ -36,7 +36,11 @@ type UrejanjePlan struct {
 	// keys in a batch of at least the SMs.
 	Radix      bool
 	RadixAbove int64
-	c          C.tc_urejanje_plan
+	// Rank: best chose its rank sort (every pair of keys compared), which it takes for one array of
+	// at most RankMost keys (from the device: its SMs and shared memory); stable, as radix is.
+	Rank     bool
+	RankMost int64
+	c        C.tc_urejanje_plan
 }
 
 // PlanUrejanje checks the request against the variant's domain and plans a sort; outside the
@@ -52,6 +56,7 @@ func (d *Device) PlanUrejanje(r UrejanjeRequest) (*UrejanjePlan, error) {
 	pl.Launch = launchOf(r.Variant, &pl.c.launch)
 	pl.Batch, pl.Padded = int64(pl.c.batch), int64(pl.c.padded)
 	pl.Radix, pl.RadixAbove = pl.c.radix != 0, int64(pl.c.radix_above)
+	pl.Rank, pl.RankMost = pl.c.rank != 0, int64(pl.c.rank_most)
 	return pl, nil
 }
 

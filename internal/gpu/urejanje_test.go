@@ -44,18 +44,20 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 	if err != nil || r.Launches != 6 || r.Threads != 384 || r.Blocks != 137 {
 		t.Errorf("radix plan with -threads 384 %+v, %v", r, err)
 	}
-	// best: radix's sort past the device's SMs x 256 keys an array, the network up to it; arrays of
-	// 2049 to UrejanjeBlockTile keys radix's block sort with pairs, or with keys in a batch of at
-	// least the SMs
+	// best: one array of at most sqrt(SMs x 2^19) keys the rank sort; radix's sort past the
+	// device's SMs x 256 keys an array, the network up to it; arrays of 2049 to UrejanjeBlockTile
+	// keys radix's block sort with pairs, or with keys in a batch of at least the SMs
 	above, sms := int64(prof.Multiprocessors)*256, int64(prof.Multiprocessors)
+	most := int64(math.Sqrt(float64(sms) * (1 << 19)))
 	for _, c := range []struct {
 		n, batch int64
 		threads  int
 		keys     bool // keys alone (else pairs)
 		radix    bool
 	}{{above, 1, 0, false, false}, {above + 1, 1, 0, false, true}, {1 << 20, 3, 0, false, true}, {1024, 1024, 0, false, false},
-		{1 << 20, 1, 512, false, false}, {2048, 1, 0, false, false}, {2049, 1, 0, false, true}, {4096, 5, 0, false, true},
-		{4096, 1, 256, false, false}, {4096, sms - 1, 0, true, false}, {4096, sms, 0, true, true}, {4096, sms, 256, true, false}} {
+		{1 << 20, 1, 512, false, false}, {2048, 2, 0, false, false}, {2049, 2, 0, false, true}, {4096, 5, 0, false, true},
+		{4096, 1, 256, false, false}, {4096, sms - 1, 0, true, false}, {4096, sms, 0, true, true}, {4096, sms, 256, true, false},
+		{1, 1, 0, false, false}, {2049, 1, 0, false, false}, {most, 1, 0, true, false}, {most + 1, 1, 0, true, false}} {
 		b, err := dev.PlanUrejanje(UrejanjeRequest{Request: Request{Variant: find(t, Urejanje, "best"), N: c.n, Threads: c.threads},
 			Batch: c.batch, Pairs: !c.keys})
 		if err != nil {
@@ -69,6 +71,11 @@ func TestUrejanjePlansWithoutGPU(t *testing.T) {
 		if b.Radix != c.radix || b.RadixAbove != above || (b.Radix && (b.Launches != launches || (b.Threads != 256) != (c.n >= big))) {
 			t.Errorf("best n=%d batch=%d threads=%d keys %v: radix %v (want %v), above %d (want %d): %+v", c.n, c.batch, c.threads,
 				c.keys, b.Radix, c.radix, b.RadixAbove, above, b)
+		}
+		rank := c.batch == 1 && c.threads == 0 && c.n <= most
+		if b.Rank != rank || b.RankMost != most || (rank && (b.Launches != 1 || b.Blocks != int((c.n+31)/32))) {
+			t.Errorf("best n=%d batch=%d threads=%d: rank %v (want %v), most %d (want %d): %+v", c.n, c.batch, c.threads,
+				b.Rank, rank, b.RankMost, most, b)
 		}
 	}
 }

@@ -106,7 +106,8 @@ class UrejanjeRequest(Structure):
 class UrejanjePlan(Structure):
     _fields_ = [("launch", Launch), ("batch", c_int64), ("padded", c_int64), ("pairs", c_int), ("type", c_int),
                 ("descending", c_int), ("block_log", c_int), ("rest_log", c_int), ("radix_tiles", c_int64),
-                ("radix_chunk", c_int64), ("radix_above", c_int64), ("radix", c_int)]
+                ("radix_chunk", c_int64), ("radix_above", c_int64), ("radix", c_int), ("rank", c_int),
+                ("rank_most", c_int64)]
 
 
 class KonvolucijaRequest(Structure):

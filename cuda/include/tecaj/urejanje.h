@@ -5,9 +5,10 @@
  * as the canonical NaN 0x7fffffff. Stable where the values are indices (values_in NULL): equal
  * keys keep their input order in either direction (radix and CUB's one-array sort: -0.0 and +0.0
  * too; the networks and CUB's batches put -0.0 first). With the caller's values, radix and cub
- * keep input order too; the networks order equal keys by value. best is the network or radix's
- * sort by each array's length, pairs and batch (the plan's radix and radix_above), and behaves as
- * the one it runs: its ties and zeros can differ between two requests that differ only there. */
+ * keep input order too; the networks order equal keys by value. best is its rank sort, the network
+ * or radix's sort by each array's length, pairs and batch (the plan's rank, radix and radix_above),
+ * and behaves as the one it runs (the rank sort as radix): its ties and zeros can differ between
+ * two requests that differ only there. */
 #ifndef TECAJ_UREJANJE_H
 #define TECAJ_UREJANJE_H
 #include "../tecaj.h"
@@ -48,6 +49,10 @@ typedef struct {
                               * network; arrays of 2049 to 4096 keys radix's block sort with pairs,
                               * or with keys in a batch of at least the SMs */
     int radix;               /* 1: the run is radix's sort (radix; best where it chose it), 0: a network */
+    int rank;                /* best: 1 where it chose its rank sort (every pair of keys compared), 0 not */
+    int64_t rank_most;       /* best: one array of at most this many keys takes the rank sort (from the
+                              * device: its n^2 comparisons at most the SMs x 2^19, its words in a
+                              * block's shared memory); stable, as radix is */
 } tc_urejanje_plan;
 
 tc_status tc_urejanje_make_plan(const tc_urejanje_request *request, const tc_device *device, tc_urejanje_plan *out);
