@@ -81,13 +81,15 @@ struct Case {
     int threads = 0;
     bool given_values = false;  // pairs with the caller's values (otherwise values_in NULL: an argsort)
     bool in_place = false;      // keys_out is keys_in (and with given values, values_out is values_in)
+    int sms = 0;                // plan for this many SMs (0: the device's own)
 };
 
 std::string describe(const Case &c) {
     return std::string(tc_variant_at(kProgram, c.variant)->name) + " n=" + std::to_string(c.n) +
            " batch=" + std::to_string(c.batch) + " type=" + std::to_string(c.type) + (c.descending ? " desc" : " asc") +
            (c.pairs ? (c.given_values ? " pairs(values)" : " pairs(indices)") : " keys") +
-           " threads=" + std::to_string(c.threads) + (c.in_place ? " in place" : "");
+           " threads=" + std::to_string(c.threads) + (c.in_place ? " in place" : "") +
+           (c.sms ? " planned for " + std::to_string(c.sms) + " SMs" : "");
 }
 
 // Cases check() has verified (each test compares its count with the cases it means to check:
@@ -117,7 +119,8 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
     ASSERT_EQ(int64_t(keys.size()), items);
     ASSERT_TRUE(c.pairs || !c.given_values);
-    const tc_device d = device();
+    tc_device d = device();
+    if (c.sms) d.multiprocessors = c.sms;
     tc_urejanje_plan p;
     ASSERT_EQ(TC_OK, plan(c.variant, c.n, c.batch, c.pairs, c.threads, &d, &p, 0, c.type, c.descending)) << describe(c);
     DeviceBuffer<uint32_t> in(items), out(items), values(items), values_in(items);
@@ -491,11 +494,45 @@ TEST(Urejanje, RankExact) {
                     check(c, keys);
                     ++cases;
                 }
+    // the longest in place (keys; pairs with the caller's values, each over its input)
+    for (int mode : {0, 2})
+        for (int64_t n : up_to_max_n({most})) {
+            Case c{best, n};
+            c.in_place = true;
+            c.pairs = c.given_values = mode == 2;
+            check(c, make_keys(n, c.type, UNIFORM, ++seed));
+            ++cases;
+        }
+    // a block's words past 48 KiB of shared memory (the kernel opts in): lengths the plan gives the
+    // rank sort only on a GPU of some 300 SMs or more, planned for 600 and run on this one
+    for (int64_t n : up_to_max_n({12032, 12033, 16000}))
+        for (bool pairs : {false, true}) {
+            Case c{best, n};
+            c.sms = 600;
+            c.pairs = pairs;
+            tc_device many = d;
+            many.multiprocessors = c.sms;
+            ASSERT_EQ(TC_OK, plan(best, n, 1, pairs, 0, &many, &p));
+            ASSERT_EQ(p.rank, 1) << describe(c);
+            EXPECT_EQ(p.launch.shared_bytes > 48 * 1024, n > 12032) << describe(c);
+            std::vector<uint32_t> keys = make_keys(n, c.type, FEW, ++seed);
+            add_specials(keys, c.type, 7, seed);
+            check(c, keys);
+            ++cases;
+        }
+    // one key past the line: the network runs (its one-array path, which no other test's size takes)
     ASSERT_EQ(TC_OK, plan(best, most + 1, 1, false, 0, &d, &p));
     EXPECT_EQ(p.rank, 0) << "one key past the rank sort's longest";
+    for (int64_t n : up_to_max_n({most + 1}))
+        for (bool pairs : {false, true}) {
+            Case c{best, n};
+            c.pairs = pairs;
+            check(c, make_keys(n, c.type, UNIFORM, ++seed));
+            ++cases;
+        }
     ASSERT_EQ(TC_OK, plan(best, 1000, 2, false, 0, &d, &p));
     EXPECT_EQ(p.rank, 0) << "a batch";
-    EXPECT_GE(cases, 100);  // (288 on an H100; fewer where the device's line is lower, or under TECAJ_MAX_N)
+    EXPECT_GE(cases, 100);  // (300 on an H100; fewer where the device's line is lower, or under TECAJ_MAX_N)
     EXPECT_EQ(checked - before, cases);
 }
 
@@ -839,7 +876,7 @@ TEST(Urejanje, BestChoosesByTheDevice) {
     EXPECT_EQ(p.launch.launches, 1);
     ASSERT_EQ(TC_OK, plan(best, 8192, 2, true, 0, &t4, &p));
     EXPECT_EQ(p.launch.launches, 7);
-    // the rank sort's line follows the SMs: 6000 keys take it on the h200's 132 (8318), not the t4's 40 (4579)
+    // the rank sort's line follows the SMs: 6000 keys take it on the h200's 132 (8319), not the t4's 40 (4579)
     ASSERT_EQ(TC_OK, plan(best, 6000, 1, true, 0, &h200, &p));
     EXPECT_EQ(p.rank, 1);
     ASSERT_EQ(TC_OK, plan(best, 6000, 1, true, 0, &t4, &p));

@@ -93,7 +93,7 @@ func command() cli.Command {
 			{Variant: "nl", Than: "n", Counter: "dram", Fewer: true},
 			{Variant: "best", Than: "nl", Counter: "dram", Fewer: true},
 		},
-		// (the sizes where radix's passes, its launches or the network's block set the time)
+		// (the sizes where radix's passes, its launches, the network's block or the rank sort set the time)
 		Benchmarks: []string{"-n 2^24 -pairs -type uint32 -reps 10", "-n 1024 -batch 1024 -pairs -type uint32",
 			"-n 2^14 -type uint32", "-n 2^20 -pairs -type uint32", "-n 2^26 -pairs -type uint32 -reps 10",
 			"-n 2^28 -type uint32 -reps 10", "-n 2^24 -type float32 -desc -reps 10", "-n 2^12 -type uint32",

@@ -144,7 +144,7 @@ func TestBestChoice(t *testing.T) {
 		threads int
 		want    string
 	}{
-		{&gpu.UrejanjePlan{Launch: gpu.Launch{N: 4096}, Rank: true, RankMost: 8318}, 0, "chose the rank sort: one array of 4096 keys <= 8318"},
+		{&gpu.UrejanjePlan{Launch: gpu.Launch{N: 4096}, Rank: true, RankMost: 8319}, 0, "chose the rank sort: one array of 4096 keys <= 8319"},
 		{plan(1<<20, 33792, true), 0, "chose radix: 1048576 keys an array > 33792"},
 		{plan(4096, 33792, true), 0, "chose radix's block sort: 4096 keys an array, 2049 to 4096"},
 		{plan(3000, 33792, false), 0, "chose the network: 3000 keys an array, 2049 to 4096, keys alone in a batch of fewer"},

@@ -170,8 +170,8 @@ const tc_variant variants[VARIANTS] = {
              "between shared-memory transposes, up to 9 global steps a pass; longer arrays (threads not given): radix's sort, and "
              "arrays of 2049 to 4096 keys radix's block sort with pairs, or with keys in a batch of at least the SMs",
      "any n and batch",
-     "the network: read and write every word each pass (the first reads the keys, the last writes the result); radix: "
-     "radix's lower bound",
+     "the network: read and write every word each pass (the first reads the keys, the last writes the result); radix and "
+     "the rank sort: radix's lower bound",
      TC_POW2_THREADS | TC_OWN_GRID, TC_KERNELS(kbest)},
     {"radix", "LSD radix sort, onesweep: one histogram read, then a launch an 8-bit digit whose tiles rank by warp ballots and "
               "find their places by look-back; arrays of up to 4096 keys: one block each",

@@ -30,8 +30,8 @@ type UrejanjeRequest struct {
 type UrejanjePlan struct {
 	Launch
 	Batch, Padded int64 // arrays, and each array's length in the network
-	// Radix: the run is radix's sort (radix; best where it chose it). RadixAbove: best's rule,
-	// from the device: arrays longer than this and than UrejanjeBlockTile take radix's sort,
+	// Radix: the run is radix's sort (radix; best where it chose it). RadixAbove: best's rule past
+	// RankMost or in a batch, from the device: arrays longer than this and than UrejanjeBlockTile take radix's sort,
 	// shorter ones the network; arrays of 2049 to 4096 keys radix's block sort with pairs, or with
 	// keys in a batch of at least the SMs.
 	Radix      bool

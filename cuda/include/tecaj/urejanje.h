@@ -44,11 +44,12 @@ typedef struct {
     int block_log, rest_log; /* best: log2 of the first pass's block and of the later passes' (from the device) */
     int64_t radix_tiles;     /* radix: tiles a pass sorts in each array (0: each array has at most 4096 keys, one block sorts it) */
     int64_t radix_chunk;     /* radix: keys one block of its histogram counts */
-    int64_t radix_above;     /* best: arrays longer than this and than TC_UREJANJE_BLOCK_TILE run
-                              * radix's sort (from the device: its SMs x 256 keys), shorter ones the
-                              * network; arrays of 2049 to 4096 keys radix's block sort with pairs,
+    int64_t radix_above;     /* best, past rank_most or in a batch: arrays longer than this and than
+                              * TC_UREJANJE_BLOCK_TILE run radix's sort (from the device: its SMs x
+                              * 256 keys), shorter ones the network; arrays of 2049 to 4096 keys radix's block sort with pairs,
                               * or with keys in a batch of at least the SMs */
-    int radix;               /* 1: the run is radix's sort (radix; best where it chose it), 0: a network */
+    int radix;               /* 1: the run is radix's sort (radix; best where it chose it), 0: a network
+                              * (or best's rank sort: rank) */
     int rank;                /* best: 1 where it chose its rank sort (every pair of keys compared), 0 not */
     int64_t rank_most;       /* best: one array of at most this many keys takes the rank sort (from the
                               * device: its n^2 comparisons at most the SMs x 2^19, its words in a
