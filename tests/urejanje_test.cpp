@@ -212,6 +212,29 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     ++checked;
 }
 
+// The exact tests' cases at one length: every key type with its extremes (every `every`-th key),
+// both directions, keys, argsort and the caller's values, the distribution turning with the count
+// of cases (a sorted or reversed input takes no extremes); planned(c) first asserts what the test
+// needs of c's plan.
+template <class Planned>
+void exact_cases(int variant, int64_t n, int every, uint64_t &seed, int64_t &cases, Planned &&planned) {
+    for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
+        for (bool desc : {false, true})
+            for (int mode = 0; mode < 3; ++mode) {
+                Case c{variant, n};
+                c.type = t;
+                c.descending = desc;
+                c.pairs = mode > 0;
+                c.given_values = mode == 2;
+                planned(c);
+                const Dist dist = Dist((cases + n) % DISTS);
+                std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
+                if (dist != SORTED && dist != REVERSED) add_specials(keys, t, every, seed);
+                check(c, keys);
+                ++cases;
+            }
+}
+
 std::vector<int64_t> sort_sizes() { return up_to_max_n({1, 2, 3, 1023, 1024, 1025, 4097, 1 << 20, (1 << 20) + 1}); }
 
 }  // namespace
@@ -414,20 +437,7 @@ TEST(Urejanje, RadixExact) {
     int64_t cases = 0;
     uint64_t seed = 9000;
     for (int64_t n : up_to_max_n({1, 2, 3, 31, 33, 1025, 4095, 4096, 4097, 8193, 65537, (1 << 20) + 3}))
-        for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
-            for (bool desc : {false, true})
-                for (int mode = 0; mode < 3; ++mode) {
-                    Case c{radix, n};
-                    c.type = t;
-                    c.descending = desc;
-                    c.pairs = mode > 0;
-                    c.given_values = mode == 2;
-                    const Dist dist = Dist((cases + n) % DISTS);
-                    std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
-                    if (dist != SORTED && dist != REVERSED) add_specials(keys, t, 5, seed);
-                    check(c, keys);
-                    ++cases;
-                }
+        exact_cases(radix, n, 5, seed, cases, [](const Case &) {});
     const int64_t shapes[][2] = {{1, 1000}, {3, 333}, {4096, 5}, {4097, 3}, {5000, 64}, {70001, 3}, {(1 << 16) + 1, 17}};
     for (const auto &shape : shapes)
         for (int mode = 0; mode < 3; ++mode)
@@ -478,22 +488,11 @@ TEST(Urejanje, RankExact) {
     int64_t cases = 0;
     uint64_t seed = 11000;
     for (int64_t n : lengths)
-        for (tc_dtype t : {TC_FLOAT32, TC_INT32, TC_UINT32})
-            for (bool desc : {false, true})
-                for (int mode = 0; mode < 3; ++mode) {
-                    Case c{best, n};
-                    c.type = t;
-                    c.descending = desc;
-                    c.pairs = mode > 0;
-                    c.given_values = mode == 2;
-                    ASSERT_EQ(TC_OK, plan(best, n, 1, c.pairs, 0, &d, &p, 0, t, desc));
-                    ASSERT_EQ(p.rank, 1) << describe(c);
-                    const Dist dist = Dist((cases + n) % DISTS);
-                    std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
-                    if (dist != SORTED && dist != REVERSED) add_specials(keys, t, 3, seed);
-                    check(c, keys);
-                    ++cases;
-                }
+        exact_cases(best, n, 3, seed, cases, [&](const Case &c) {
+            tc_urejanje_plan q;
+            ASSERT_EQ(TC_OK, plan(best, c.n, 1, c.pairs, 0, &d, &q, 0, c.type, c.descending));
+            ASSERT_EQ(q.rank, 1) << describe(c);
+        });
     // the longest in place (keys; pairs with the caller's values, each over its input)
     for (int mode : {0, 2})
         for (int64_t n : up_to_max_n({most})) {

@@ -483,8 +483,12 @@ __global__ void __launch_bounds__(32 * kRankWarps) rank_sort(RadixIo io) {
     }
 }
 
-// The rank sort's launch; an output over its input is written to scratch first (every block reads
-// the whole array), then copied.
+// The rank sort's scratch: an output over its input is written there first (every block reads the
+// whole array), then copied: the keys, then (pairs) the values, each 256-byte aligned.
+inline size_t rank_scratch_values(int64_t n) { return tc::align256(4 * size_t(n)); }
+inline size_t rank_scratch_bytes(int64_t n, bool pairs) { return rank_scratch_values(n) * (pairs ? 2 : 1); }
+
+// The rank sort's launch, counted through L (the plan's dry run) or made.
 inline tc_status rank_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p, RadixIo io, unsigned char *scratch,
                                cudaStream_t s) {
     const unsigned blocks = unsigned(tc::ceil_div(p.launch.n, 32));
@@ -493,7 +497,7 @@ inline tc_status rank_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p, 
     const bool aliased = io.keys_in == io.keys_out || (p.pairs && io.values_in && io.values_in == io.values_out);
     if (aliased && scratch) {
         io.keys_out = reinterpret_cast<uint32_t *>(scratch);
-        io.values_out = reinterpret_cast<uint32_t *>(scratch + tc::align256(words));
+        io.values_out = reinterpret_cast<uint32_t *>(scratch + rank_scratch_values(p.launch.n));
     }
     if (!L.next(blocks)) return TC_OK;
     const auto kernel = p.pairs ? rank_sort<true> : rank_sort<false>;

@@ -112,6 +112,10 @@ __global__ void float_words(const uint32_t *in, uint32_t *out, int64_t items, bo
         out[i] = back ? from_ordered(in[i], TC_FLOAT32, false) : to_ordered(in[i], TC_FLOAT32, false);
 }
 
+// radix's, the rank sort's and CUB's lower bound: read the keys once, write the result (keys, and
+// with pairs values) once.
+double sort_bytes(int64_t items, bool pairs) { return 4.0 * double(items) + (pairs ? 8.0 : 4.0) * double(items); }
+
 unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4096 ? tc::ceil_div(items, 256) : 4096); }
 
 template <typename T>
@@ -253,7 +257,7 @@ tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const 
     TC_TRY_STATUS(radix_launches(L, out, RadixIo{}, nullptr, block_grid, nullptr));
     p.launches = L.count;
     p.blocks = int(L.grid);
-    p.bytes_moved = 4.0 * double(p.items) + (out.pairs ? 8.0 : 4.0) * double(p.items);
+    p.bytes_moved = sort_bytes(p.items, out.pairs != 0);
     return TC_OK;
 }
 
@@ -285,11 +289,27 @@ static_assert(kRadixTile == TC_UREJANJE_BLOCK_TILE, "the ABI's block tile is rad
 // rank; only where the array's words fit a block's shared memory.)
 constexpr int kRankComparesLog = 19;
 int64_t best_rank_most(const tc_device &dev) {
-    int64_t n = int64_t(std::sqrt(std::ldexp(double(dev.multiprocessors), kRankComparesLog)));
-    while (n > 0 && rank_shared_bytes(n) > dev.shared_per_block_optin) n -= 32;
-    return n < 0 ? 0 : n;
+    const int64_t compares = int64_t(std::sqrt(std::ldexp(double(dev.multiprocessors), kRankComparesLog)));
+    // rank_shared_bytes(n) is 32 bytes a segment word and 32 words more: the longest segment that fits
+    const int64_t segment = (int64_t(dev.shared_per_block_optin) / 32 - 32) / 32 * 32;
+    return std::max<int64_t>(0, std::min(compares, kRankWarps * segment));
 }
 bool best_takes_rank(int64_t n, int64_t batch, const tc_device &dev) { return batch == 1 && n <= best_rank_most(dev); }
+
+// best's rank sort's plan (best.cuh): one launch, a block of 32 keys.
+tc_status rank_plan(tc_urejanje_plan &out) {
+    tc_launch &p = out.launch;
+    out.rank = 1;
+    p.threads = 32 * kRankWarps;
+    p.shared_bytes = rank_shared_bytes(p.n);
+    p.scratch_bytes = rank_scratch_bytes(p.n, out.pairs != 0);
+    tc::LaunchCounter L{true};
+    TC_TRY_STATUS(rank_launches(L, out, RadixIo{}, nullptr, nullptr));
+    p.launches = L.count;
+    p.blocks = int(L.grid);
+    p.bytes_moved = sort_bytes(p.items, out.pairs != 0);
+    return TC_OK;
+}
 bool best_block_radix(int64_t n, int64_t batch, bool pairs, const tc_device &dev) {
     return n > kRadixTile / 2 && n <= kRadixTile && (pairs || batch >= dev.multiprocessors);
 }
@@ -319,19 +339,7 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
     if (p.variant == VBEST) {
         out->radix_above = best_radix_above(*dev);
         out->rank_most = best_rank_most(*dev);
-        if (r->base.threads == 0 && best_takes_rank(n, r->batch, *dev)) {
-            out->rank = 1;
-            p.threads = 32 * kRankWarps;
-            p.shared_bytes = rank_shared_bytes(n);
-            const size_t words = tc::align256(4 * size_t(n));
-            p.scratch_bytes = words + (out->pairs ? words : 0);  // (an output over its input: rank_launches)
-            tc::LaunchCounter L{true};
-            TC_TRY_STATUS(rank_launches(L, *out, RadixIo{}, nullptr, nullptr));
-            p.launches = L.count;
-            p.blocks = int(L.grid);
-            p.bytes_moved = 4.0 * double(n) + (out->pairs ? 8.0 : 4.0) * double(n);
-            return TC_OK;
-        }
+        if (r->base.threads == 0 && best_takes_rank(n, r->batch, *dev)) return rank_plan(*out);
         tc_urejanje_plan radix = *out;
         if (r->base.threads == 0 && best_takes_radix(n, r->batch, out->pairs != 0, *dev) && radix_plan(radix, *r, *dev) == TC_OK) {
             *out = radix;  // (outside radix's domain, n = 2^32 or a grid too long: the network)
@@ -344,7 +352,7 @@ extern "C" tc_status tc_urejanje_make_plan(const tc_urejanje_request *r, const t
         const size_t words = tc::align256(sizeof(uint32_t) * size_t(p.items));
         p.scratch_bytes = tc::align256(temp) + words + (out->pairs ? words : 0);  // temp, canonical keys, indices
         p.threads = p.blocks = p.launches = 0;  // CUB's own
-        p.bytes_moved = 4.0 * double(p.items) + (out->pairs ? 8.0 : 4.0) * double(p.items);
+        p.bytes_moved = sort_bytes(p.items, out->pairs != 0);
         return TC_OK;
     }
     p.scratch_bytes = (out->pairs ? 8 : 4) * size_t(out->padded * out->batch);

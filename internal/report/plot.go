@@ -59,9 +59,10 @@ func picture(w io.Writer, reports []*Report, l2Bytes float64, counter string) er
 		title += fmt.Sprintf(", n = %s .. %s %s", humanCount(lo), humanCount(hi), r0.Unit)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
-	sub := cards(reports)[0]
-	if all := cards(reports); len(all) > 1 {
-		sub = strings.Join(all[:len(all)-1], ", ") + " and " + all[len(all)-1]
+	devices := cards(reports)
+	sub := devices[0]
+	if len(devices) > 1 {
+		sub = strings.Join(devices[:len(devices)-1], ", ") + " and " + devices[len(devices)-1]
 	}
 	if r0.Params != "" {
 		sub += "; " + r0.Params
@@ -71,7 +72,7 @@ func picture(w io.Writer, reports []*Report, l2Bytes float64, counter string) er
 	switch {
 	case len(reports) == 1:
 		err = bars(&b, r0, counter)
-	case len(cards(reports)) == len(reports) && sameN(reports):
+	case len(devices) == len(reports) && sameN(reports):
 		return fmt.Errorf("one size on %d cards: a size's bars are drawn for one card at a time", len(reports))
 	default:
 		err = lines(&b, reports, l2Bytes)

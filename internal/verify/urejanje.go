@@ -104,6 +104,14 @@ type SortCheck struct {
 	First string // the first problem, for the report
 }
 
+// add counts c's problems after s's: the first problem stays s's, where s has one.
+func (s *SortCheck) add(c SortCheck) {
+	if s.Bad == 0 {
+		s.First = c.First
+	}
+	s.Bad += c.Bad
+}
+
 // SortReference is what a sort of in must give: each array's order words (OrderKey, complemented
 // when descending) in ascending order. A run builds it once and checks every variant against it.
 type SortReference struct {
@@ -130,15 +138,9 @@ func NewSortReference(in []uint32, n, batch int64, t vocab.Dtype, descending boo
 // in parallel groups of about a chunk's keys; fn's results are kept in array order.
 func (r *SortReference) arrays(fn func(b int64, wide bool) SortCheck) SortCheck {
 	var res SortCheck
-	add := func(c SortCheck) {
-		if res.Bad == 0 {
-			res.First = c.First
-		}
-		res.Bad += c.Bad
-	}
 	if r.n >= wideArray {
 		for b := int64(0); b < r.batch; b++ {
-			add(fn(b, true))
+			res.add(fn(b, true))
 		}
 		return res
 	}
@@ -146,15 +148,11 @@ func (r *SortReference) arrays(fn func(b int64, wide bool) SortCheck) SortCheck 
 	groups := make([]SortCheck, (r.batch+per-1)/per)
 	parallel(len(groups)*chunk, func(g, _, _ int) {
 		for b := int64(g) * per; b < int64(g+1)*per && b < r.batch; b++ {
-			c := fn(b, false)
-			if groups[g].Bad == 0 {
-				groups[g].First = c.First
-			}
-			groups[g].Bad += c.Bad
+			groups[g].add(fn(b, false))
 		}
 	})
 	for _, c := range groups {
-		add(c)
+		res.add(c)
 	}
 	return res
 }
@@ -281,10 +279,7 @@ func (r *SortReference) Check(out, values []uint32) SortCheck {
 		parts := make([]SortCheck, (r.n+chunk-1)/chunk)
 		parallel(int(r.n), func(c, lo, hi int) { parts[c] = r.checkPositions(out, values, first, b, int64(lo), int64(hi)) })
 		for _, c := range parts {
-			if res.Bad == 0 {
-				res.First = c.First
-			}
-			res.Bad += c.Bad
+			res.add(c)
 		}
 		return res
 	})
@@ -415,10 +410,7 @@ func (r *SortReference) CheckPairs(valuesIn, out, valuesOut []uint32) SortCheck 
 		}
 		return SortCheck{}
 	})
-	if res.Bad == 0 {
-		res.First = moved.First
-	}
-	res.Bad += moved.Bad
+	res.add(moved)
 	return res
 }
 
