@@ -217,8 +217,9 @@ int64_t histogram_wave(const tc_device &dev) {
 template <class S>
 bool sm_holds(bool pairs, const tc_device &dev) {
     const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
-    const void *kernel = pairs ? reinterpret_cast<const void *>(radix_pass<true, S>)
-                               : reinterpret_cast<const void *>(radix_pass<false, S>);
+    // (the float32 kernel: its key rules take the most registers)
+    const void *kernel = pairs ? reinterpret_cast<const void *>(radix_pass<true, S, true>)
+                               : reinterpret_cast<const void *>(radix_pass<false, S, true>);
     const int want = S::blocks(pairs);
     // (both: without a GPU resident_blocks counts threads alone, and the kernel's shared memory is static)
     return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && tc::resident_blocks(dev, S::kThreads, kernel) >= want;

@@ -96,6 +96,26 @@ struct RadixIo {
     tc_dtype type;
     bool descending;
 };
+
+// A pass's keys as radix words, the key type fixed at compile time where it decides the code:
+// float32's order needs its NaN and -0.0 rules; int32 and uint32 keys are one xor (the sign bit for
+// int32, every bit for descending), so their pass computes no float rule it does not use.
+template <bool FLOAT>
+struct KeyWords {
+    bool descending;
+    uint32_t flip;
+    __device__ __forceinline__ explicit KeyWords(const RadixIo &io)
+        : descending(io.descending),
+          flip((io.type == TC_INT32 ? 0x80000000u : 0u) ^ (io.descending ? 0xffffffffu : 0u)) {}
+    __device__ __forceinline__ uint32_t word(uint32_t bits) const {
+        if constexpr (FLOAT) return radix_word(bits, TC_FLOAT32, descending);
+        else return bits ^ flip;
+    }
+    __device__ __forceinline__ uint32_t out(uint32_t bits) const {
+        if constexpr (FLOAT) return radix_key_out(bits, TC_FLOAT32);
+        else return bits;
+    }
+};
 // The passes' state in scratch (zero-filled once; each run leaves counts zero and moves the epoch on).
 struct RadixState {
     tc::tile::Epoch *epoch;  // the one epoch of every pass (each launch moves it on once)
@@ -383,11 +403,12 @@ struct TileLoads {
 };
 
 // One tile of radix_pass (its steps 1 to 5, below), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
-template <bool PAIRS, class S, bool WHOLE>
+template <bool PAIRS, class S, bool FLOAT, bool WHOLE>
 __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
                                           int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads) {
     const int64_t first = t * S::kTile;  // the tile's first key in its array
     const int count = WHOLE ? S::kTile : int(io.n - first);
+    const KeyWords<FLOAT> kw(io);
 
     // 1. the keys, every load in flight before the first digit
     uint32_t key[S::kItems];
@@ -395,7 +416,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? loads.key(i) : 0u;
     Digits<S> digits;
 #pragma unroll
-    for (int i = 0; i < S::kItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
+    for (int i = 0; i < S::kItems; ++i) digits.set(i, digit_of(kw.word(key[i]), pass));
 
     // 2. ranks, and the counts published as soon as they are known
     Ranks<S> rank;
@@ -450,10 +471,10 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     for (int u = 0; u < S::kItems; ++u) {
         const int j = threadIdx.x + u * S::kThreads;
         if (WHOLE || j < count) {
-            const uint32_t k = s.u.sorted[j], d = digit_of(radix_word(k, io.type, io.descending), pass);
+            const uint32_t k = s.u.sorted[j], d = digit_of(kw.word(k), pass);
             const uint32_t place = s.bin_start[d] + uint32_t(j);
             if constexpr (PAIRS) s.slot_digit[j] = uint8_t(d);
-            out[min(place, last_place)] = radix_key_out(k, io.type);
+            out[min(place, last_place)] = kw.out(k);
         }
     }
     if constexpr (PAIRS) {
@@ -492,7 +513,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 // needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
 // launch moves the epoch on once. Its registers are bounded for S::blocks(PAIRS) blocks an SM (where
 // the architecture's SM holds so many threads: an sm_75 SM two of 384).
-template <bool PAIRS, class S>
+template <bool PAIRS, class S, bool FLOAT>
 __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::blocks(PAIRS)))
     radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
@@ -507,8 +528,8 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
     TileLoads<PAIRS, S> loads(buf, b * io.n + t * S::kTile, t * S::kTile);
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
     // against the array's end
-    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, true>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
-    else sort_tile<PAIRS, S, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, FLOAT, true>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    else sort_tile<PAIRS, S, FLOAT, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
 }
 
 // radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the
@@ -658,9 +679,12 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
     TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased));
     return with_pass_shape(p.launch.threads, [&](auto shape) -> tc_status {
         using S = typename decltype(shape)::type;
+        const bool f = p.type == TC_FLOAT32;
         for (int pass = 0; pass < kPasses; ++pass) {
-            if (p.pairs) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true, S><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
-            else TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false, S><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
+            if (p.pairs && f) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true, S, true><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
+            else if (p.pairs) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true, S, false><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
+            else if (f) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false, S, true><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
+            else TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false, S, false><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
         }
         return TC_OK;
     });
@@ -669,11 +693,17 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
 #define TC_RADIX_KERNELS                                                                                          \
     tc::kernel("radix_block<keys>", radix_block<false>), tc::kernel("radix_block<pairs>", radix_block<true>),     \
         tc::kernel("radix_histogram", radix_histogram), tc::kernel("radix_scan", radix_scan),                     \
-        tc::kernel("radix_pass<keys,256x16>", radix_pass<false, PassShape256>),                                    \
-        tc::kernel("radix_pass<pairs,256x16>", radix_pass<true, PassShape256>),                                    \
-        tc::kernel("radix_pass<keys,384x20>", radix_pass<false, PassShape384>),                                    \
-        tc::kernel("radix_pass<pairs,384x20>", radix_pass<true, PassShape384>),                                    \
-        tc::kernel("radix_pass<keys,512x16>", radix_pass<false, PassShape512>),                                    \
-        tc::kernel("radix_pass<pairs,512x16>", radix_pass<true, PassShape512>)
+        tc::kernel("radix_pass<keys,256x16,int>", radix_pass<false, PassShape256, false>),                        \
+        tc::kernel("radix_pass<keys,256x16,float32>", radix_pass<false, PassShape256, true>),                     \
+        tc::kernel("radix_pass<pairs,256x16,int>", radix_pass<true, PassShape256, false>),                        \
+        tc::kernel("radix_pass<pairs,256x16,float32>", radix_pass<true, PassShape256, true>),                     \
+        tc::kernel("radix_pass<keys,384x20,int>", radix_pass<false, PassShape384, false>),                        \
+        tc::kernel("radix_pass<keys,384x20,float32>", radix_pass<false, PassShape384, true>),                     \
+        tc::kernel("radix_pass<pairs,384x20,int>", radix_pass<true, PassShape384, false>),                        \
+        tc::kernel("radix_pass<pairs,384x20,float32>", radix_pass<true, PassShape384, true>),                     \
+        tc::kernel("radix_pass<keys,512x16,int>", radix_pass<false, PassShape512, false>),                        \
+        tc::kernel("radix_pass<keys,512x16,float32>", radix_pass<false, PassShape512, true>),                     \
+        tc::kernel("radix_pass<pairs,512x16,int>", radix_pass<true, PassShape512, false>),                        \
+        tc::kernel("radix_pass<pairs,512x16,float32>", radix_pass<true, PassShape512, true>)
 
 }  // namespace
