@@ -222,6 +222,7 @@ struct Carry {
 template <typename T, typename Op>
 __device__ __forceinline__ T fold_carries(const Carry<T> *carries, int rank) {
     T c = carries[0].total;
+#pragma unroll 1  // (unrolled, its loads reshaped the whole kernel: 8 spills, not 6, before the block's barrier)
     for (int j = 1; j < rank; ++j) c = carries[j].headed ? carries[j].total : Op{}(c, carries[j].total);
     return c;
 }
