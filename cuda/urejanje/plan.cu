@@ -217,12 +217,15 @@ int64_t histogram_wave(const tc_device &dev) {
 template <class S>
 bool sm_holds(bool pairs, const tc_device &dev) {
     const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
-    // (the float32 kernel: its key rules take the most registers)
-    const void *kernel = pairs ? reinterpret_cast<const void *>(radix_pass<true, S, true>)
-                               : reinterpret_cast<const void *>(radix_pass<false, S, true>);
     const int want = S::blocks(pairs);
-    // (both: without a GPU resident_blocks counts threads alone, and the kernel's shared memory is static)
-    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && tc::resident_blocks(dev, S::kThreads, kernel) >= want;
+    // (the float32 and the integer kernel alike, whichever the request runs; and both ways:
+    // without a GPU resident_blocks counts threads alone, and the kernel's shared memory is static)
+    const auto holds = [&](const void *kernel) { return tc::resident_blocks(dev, S::kThreads, kernel) >= want; };
+    const bool kernels = pairs ? holds(reinterpret_cast<const void *>(radix_pass<true, S, true>)) &&
+                                     holds(reinterpret_cast<const void *>(radix_pass<true, S, false>))
+                               : holds(reinterpret_cast<const void *>(radix_pass<false, S, true>)) &&
+                                     holds(reinterpret_cast<const void *>(radix_pass<false, S, false>));
+    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && kernels;
 }
 int radix_pass_threads(int64_t n, int64_t items, bool pairs, const tc_device &dev) {
     const auto long_array = [&](int tile) { return n >= int64_t(dev.multiprocessors) * tile; };
