@@ -84,6 +84,13 @@ struct Case {
     int sms = 0;                // plan for this many SMs (0: the device's own)
 };
 
+// The three outputs a test turns through: mode 0 keys alone, 1 pairs whose values are the keys'
+// indices (an argsort), 2 pairs with the caller's values.
+void outputs(Case &c, int mode) {
+    c.pairs = mode > 0;
+    c.given_values = mode == 2;
+}
+
 std::string describe(const Case &c) {
     return std::string(tc_variant_at(kProgram, c.variant)->name) + " n=" + std::to_string(c.n) +
            " batch=" + std::to_string(c.batch) + " type=" + std::to_string(c.type) + (c.descending ? " desc" : " asc") +
@@ -224,8 +231,7 @@ void exact_cases(int variant, int64_t n, int every, uint64_t &seed, int64_t &cas
                 Case c{variant, n};
                 c.type = t;
                 c.descending = desc;
-                c.pairs = mode > 0;
-                c.given_values = mode == 2;
+                outputs(c, mode);
                 planned(c);
                 const Dist dist = Dist((cases + n) % DISTS);
                 std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
@@ -268,8 +274,7 @@ TEST(Urejanje, TypesDirectionsAndDistributions) {
                             Case c{v, n};
                             c.type = t;
                             c.descending = desc;
-                            c.pairs = mode > 0;
-                            c.given_values = mode == 2;
+                            outputs(c, mode);
                             check(c, make_keys(n, t, Dist(dist), ++seed));
                         }
     EXPECT_EQ(checked - before, int64_t(tc_variant_count(kProgram)) * 2 * 3 * 2 * 3 * DISTS);
@@ -408,8 +413,7 @@ TEST(Urejanje, InPlace) {
                     for (int dist : {UNIFORM, EQUAL, DISTS}) {  // (DISTS: a constant top byte)
                         Case c{v, shape, batch};
                         c.in_place = true;
-                        c.pairs = mode > 0;
-                        c.given_values = mode == 2;
+                        outputs(c, mode);
                         c.descending = mode == 1;
                         c.type = mode == 0 ? TC_UINT32 : TC_FLOAT32;
                         std::vector<uint32_t> keys = make_keys(shape * batch, c.type, dist == DISTS ? UNIFORM : Dist(dist), ++seed);
@@ -446,8 +450,7 @@ TEST(Urejanje, RadixExact) {
                 Case c{radix, shape[0], shape[1]};
                 c.type = mode == 1 ? TC_INT32 : TC_FLOAT32;
                 c.descending = desc;
-                c.pairs = mode > 0;
-                c.given_values = mode == 2;
+                outputs(c, mode);
                 std::vector<uint32_t> keys = make_keys(shape[0] * shape[1], c.type, Dist((mode + desc) % DISTS), ++seed);
                 add_specials(keys, c.type, 3, seed);
                 check(c, keys);
@@ -458,8 +461,7 @@ TEST(Urejanje, RadixExact) {
             Case c{radix, n};
             c.type = tc_dtype(mode == 0 ? TC_UINT32 : mode == 1 ? TC_FLOAT32 : TC_INT32);
             c.descending = mode == 1;
-            c.pairs = mode > 0;
-            c.given_values = mode == 2;
+            outputs(c, mode);
             std::vector<uint32_t> keys = make_keys(n, c.type, mode == 2 ? FEW : UNIFORM, ++seed);
             add_specials(keys, c.type, 101, seed);
             check(c, keys);
@@ -567,8 +569,7 @@ TEST(Urejanje, RadixPassSets) {
                     Case c{radix, n};
                     c.threads = threads;
                     c.type = TC_UINT32;
-                    c.pairs = mode > 0;
-                    c.given_values = mode == 2;
+                    outputs(c, mode);
                     c.in_place = in_place;
                     for (int passes = 0; passes <= 4; ++passes) {
                         check(c, keys_for(n, passes));
@@ -610,8 +611,7 @@ TEST(Urejanje, RadixExactEveryPassShape) {
                     c.threads = threads;
                     c.type = t;
                     c.descending = (cases & 1) != 0;
-                    c.pairs = mode > 0;
-                    c.given_values = mode == 2;
+                    outputs(c, mode);
                     c.in_place = mode == 2 && t == TC_UINT32;
                     const Dist dist = Dist((cases + n) % DISTS);
                     std::vector<uint32_t> keys = make_keys(n, t, dist, ++seed);
@@ -627,8 +627,7 @@ TEST(Urejanje, RadixExactEveryPassShape) {
                 c.threads = threads;
                 c.type = mode == 1 ? TC_INT32 : TC_FLOAT32;
                 c.descending = mode == 1;
-                c.pairs = mode > 0;
-                c.given_values = mode == 2;
+                outputs(c, mode);
                 std::vector<uint32_t> keys = make_keys(shape[0] * shape[1], c.type, Dist(mode % DISTS), ++seed);
                 add_specials(keys, c.type, 3, seed);
                 check(c, keys);

@@ -116,6 +116,18 @@ __global__ void float_words(const uint32_t *in, uint32_t *out, int64_t items, bo
 // with pairs values) once.
 double sort_bytes(int64_t items, bool pairs) { return 4.0 * double(items) + (pairs ? 8.0 : 4.0) * double(items); }
 
+// radix's and the rank sort's plans: their launches and first grid from a dry run of `launches`
+// (given a LaunchCounter that counts only), and sort_bytes.
+template <class F>
+tc_status counted(tc_urejanje_plan &out, F &&launches) {
+    tc::LaunchCounter L{true};
+    TC_TRY_STATUS(launches(L));
+    out.launch.launches = L.count;
+    out.launch.blocks = int(L.grid);
+    out.launch.bytes_moved = sort_bytes(out.launch.items, out.pairs != 0);
+    return TC_OK;
+}
+
 unsigned copy_grid(int64_t items) { return unsigned(tc::ceil_div(items, 256) < 4096 ? tc::ceil_div(items, 256) : 4096); }
 
 template <typename T>
@@ -220,12 +232,10 @@ bool sm_holds(bool pairs, const tc_device &dev) {
     const int want = S::blocks(pairs);
     // (the float32 and the integer kernel alike, whichever the request runs; and both ways:
     // without a GPU resident_blocks counts threads alone, and the kernel's shared memory is static)
-    const auto holds = [&](const void *kernel) { return tc::resident_blocks(dev, S::kThreads, kernel) >= want; };
-    const bool kernels = pairs ? holds(reinterpret_cast<const void *>(radix_pass<true, S, true>)) &&
-                                     holds(reinterpret_cast<const void *>(radix_pass<true, S, false>))
-                               : holds(reinterpret_cast<const void *>(radix_pass<false, S, true>)) &&
-                                     holds(reinterpret_cast<const void *>(radix_pass<false, S, false>));
-    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && kernels;
+    const auto holds = [&](bool float32) {
+        return tc::resident_blocks(dev, S::kThreads, reinterpret_cast<const void *>(radix_pass_kernel<S>(pairs, float32))) >= want;
+    };
+    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && holds(true) && holds(false);
 }
 int radix_pass_threads(int64_t n, int64_t items, bool pairs, const tc_device &dev) {
     const auto long_array = [&](int tile) { return n >= int64_t(dev.multiprocessors) * tile; };
@@ -257,12 +267,7 @@ tc_status radix_plan(tc_urejanje_plan &out, const tc_urejanje_request &r, const 
     }
     out.radix = 1;
     p.scratch_bytes = radix_scratch(out).total;
-    tc::LaunchCounter L{true};
-    TC_TRY_STATUS(radix_launches(L, out, RadixIo{}, nullptr, block_grid, nullptr));
-    p.launches = L.count;
-    p.blocks = int(L.grid);
-    p.bytes_moved = sort_bytes(p.items, out.pairs != 0);
-    return TC_OK;
+    return counted(out, [&](tc::LaunchCounter &L) { return radix_launches(L, out, RadixIo{}, nullptr, block_grid, nullptr); });
 }
 
 // best's choice between its network and radix's sort: arrays longer than the device's SMs x 256
@@ -307,12 +312,7 @@ tc_status rank_plan(tc_urejanje_plan &out) {
     p.threads = 32 * kRankWarps;
     p.shared_bytes = rank_shared_bytes(p.n);
     p.scratch_bytes = rank_scratch_bytes(p.n, out.pairs != 0);
-    tc::LaunchCounter L{true};
-    TC_TRY_STATUS(rank_launches(L, out, RadixIo{}, nullptr, nullptr));
-    p.launches = L.count;
-    p.blocks = int(L.grid);
-    p.bytes_moved = sort_bytes(p.items, out.pairs != 0);
-    return TC_OK;
+    return counted(out, [&](tc::LaunchCounter &L) { return rank_launches(L, out, RadixIo{}, nullptr, nullptr); });
 }
 bool best_block_radix(int64_t n, int64_t batch, bool pairs, const tc_device &dev) {
     return n > kRadixTile / 2 && n <= kRadixTile && (pairs || batch >= dev.multiprocessors);

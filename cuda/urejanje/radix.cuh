@@ -532,6 +532,13 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
     else sort_tile<PAIRS, S, FLOAT, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
 }
 
+// The pass kernel of shape S for keys alone or pairs, float32 keys or integer ones.
+template <class S>
+auto radix_pass_kernel(bool pairs, bool float32) {
+    return pairs ? (float32 ? radix_pass<true, S, true> : radix_pass<true, S, false>)
+                 : (float32 ? radix_pass<false, S, true> : radix_pass<false, S, false>);
+}
+
 // radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the
 // grid: the next round). Every pass ranks the array's keys (rank_tile) and moves them to their
 // ranks in shared memory; a pass whose digit is the same for every key moves nothing. The keys
@@ -679,13 +686,9 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
     TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased));
     return with_pass_shape(p.launch.threads, [&](auto shape) -> tc_status {
         using S = typename decltype(shape)::type;
-        const bool f = p.type == TC_FLOAT32;
-        for (int pass = 0; pass < kPasses; ++pass) {
-            if (p.pairs && f) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true, S, true><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
-            else if (p.pairs) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<true, S, false><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
-            else if (f) TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false, S, true><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
-            else TC_COUNTED_LAUNCH(L.next(tiles), radix_pass<false, S, false><<<tiles, S::kThreads, 0, s>>>(io, st, pass));
-        }
+        const auto kernel = radix_pass_kernel<S>(p.pairs != 0, p.type == TC_FLOAT32);
+        for (int pass = 0; pass < kPasses; ++pass)
+            TC_COUNTED_LAUNCH(L.next(tiles), kernel<<<tiles, S::kThreads, 0, s>>>(io, st, pass));
         return TC_OK;
     });
 }
