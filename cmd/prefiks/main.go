@@ -329,8 +329,10 @@ func (s *session) RunMulti(m *cli.Multi) (report.Row, error) {
 	if err != nil {
 		return report.Row{}, err
 	}
-	reduce := func(r *cli.Rank) error { // (the last GPU's carry is no one's, nor an empty slice's)
-		if p := index(r); r.Rank < m.Ranks-1 && p.plan != nil {
+	// every GPU reduces its slice, the last too (no one folds its carry): so all enter the all-gather
+	// at once, where the last would wait for the others' reductions and scan behind them
+	reduce := func(r *cli.Rank) error {
+		if p := index(r); p.plan != nil {
 			return gpu.PrefiksCarryOut(p.plan, p.in, p.flags, p.work, p.carry, r.Stream)
 		}
 		return nil

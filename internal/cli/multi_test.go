@@ -304,7 +304,7 @@ func TestMultiRowNamesEachGPUsKernelAndCombine(t *testing.T) {
 	if want := "kernel us a GPU (one process): 1001.0, 1000.0; its combine: 61.0, 10.0; host us"; !strings.Contains(row.Note, want) {
 		t.Errorf("note %q, want it to hold %q", row.Note, want)
 	}
-	// a scan's: the last GPU reduces nothing, waits in its combine, then scans; it ends last here
+	// a scan's row whose last GPU waits in its combine, then scans, and ends last
 	times = []cli.Times{
 		{Kernel: []float64{2.000, 2.002, 2.001}, Combine: []float64{0.010, 0.012, 0.011}, After: []float64{1.500, 1.502, 1.501}},
 		{Kernel: []float64{1.510, 1.512, 1.511}, Combine: []float64{0.520, 0.518, 0.519}, After: []float64{1.510, 1.512, 1.511}},
