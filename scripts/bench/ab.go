@@ -111,9 +111,9 @@ func parseLine(line string) (vars []string, prog string, args []string) {
 
 var envAssignment = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
 
-// kernelRow is a best or library row of a run's table: its variant and kernel us (the fourth
-// column: variant, threads, blocks, kernel us).
-var kernelRow = regexp.MustCompile(`^\s+(best|cub|npp)\s+\S+\s+\S+\s+([0-9.]+)\s`)
+// kernelRow is a row of a run's table: its variant and kernel us (the fourth column: variant,
+// threads, blocks, kernel us).
+var kernelRow = regexp.MustCompile(`^\s+([A-Za-z][\w/]*)\s+\S+\s+\S+\s+([0-9.]+)\s`)
 
 // abHeader is a run's header in ab's log: "--- LABEL: LINE".
 var abHeader = regexp.MustCompile(`^--- (\S+): (.*)`)
@@ -122,9 +122,12 @@ var abHeader = regexp.MustCompile(`^--- (\S+): (.*)`)
 type times struct {
 	lines, labels []string
 	us            map[string]map[string]map[string][]float64
+	first         map[string]string // line -> best over several GPUs, or the first variant printed
 }
 
-func newTimes() *times { return &times{us: map[string]map[string]map[string][]float64{}} }
+func newTimes() *times {
+	return &times{us: map[string]map[string]map[string][]float64{}, first: map[string]string{}}
+}
 
 // add records the kernel rows of one run's output, by bundle and line.
 func (t *times) add(label, line, output string) {
@@ -143,6 +146,9 @@ func (t *times) add(label, line, output string) {
 			var v float64
 			if _, err := fmt.Sscan(m[2], &v); err == nil {
 				t.us[line][label][m[1]] = append(t.us[line][label][m[1]], v)
+				if t.first[line] == "" || strings.HasPrefix(m[1], "best/") {
+					t.first[line] = m[1]
+				}
 			}
 		}
 	}
@@ -174,7 +180,8 @@ func (t *times) readLog(r io.Reader) error {
 
 // table is a markdown table, a row a line: each bundle's median best kernel us and its change
 // against base's (default the last bundle named), and the library's medians; then the largest
-// change.
+// change. A line over several GPUs compares best/Ngpu, and a line without best (e.g. -variant
+// radix) its first variant: the row names it.
 func (t *times) table(base string) string {
 	if base == "" && len(t.labels) > 0 {
 		base = t.labels[len(t.labels)-1]
@@ -194,18 +201,22 @@ func (t *times) table(base string) string {
 	b.WriteString(strings.Repeat("|---", len(order)+2) + "|\n")
 	worst := 0.0
 	for _, line := range t.lines {
-		us := t.us[line]
-		if len(us[base]["best"]) == 0 {
+		us, variant, name := t.us[line], "best", "`"+line+"`"
+		if (len(us[base][variant]) == 0 || strings.HasPrefix(t.first[line], "best/")) && t.first[line] != "" {
+			variant = t.first[line]
+			name += " (" + variant + "'s row)"
+		}
+		if len(us[base][variant]) == 0 {
 			continue
 		}
-		b0 := median(us[base]["best"])
+		b0 := median(us[base][variant])
 		cells := []string{fmt.Sprintf("%.4g", b0)}
 		for _, l := range order[1:] {
-			if len(us[l]["best"]) == 0 {
+			if len(us[l][variant]) == 0 {
 				cells = append(cells, "-")
 				continue
 			}
-			m := median(us[l]["best"])
+			m := median(us[l][variant])
 			change := 100 * (m/b0 - 1)
 			if abs(change) > worst {
 				worst = abs(change)
@@ -223,7 +234,7 @@ func (t *times) table(base string) string {
 		if len(lib) == 0 {
 			lib = []string{"-"}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", line, strings.Join(cells, " | "), strings.Join(lib, ", "))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, strings.Join(cells, " | "), strings.Join(lib, ", "))
 	}
 	fmt.Fprintf(&b, "\nlargest change against %s: %.1f%% (medians of each bundle's rounds)\n", base, worst)
 	return b.String()

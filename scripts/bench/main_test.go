@@ -114,6 +114,24 @@ func TestTable(t *testing.T) {
 	}
 }
 
+// A line without best compares its first variant, and a line over several GPUs best/Ngpu (not
+// one GPU's best): the row names which.
+func TestTableOfOtherVariants(t *testing.T) {
+	tm := newTimes()
+	for _, r := range []struct{ label, radix, multi string }{{"old", "5600.0", "2290.0"}, {"new", "5544.0", "2267.1"}} {
+		tm.add(r.label, "urejanje -variant radix", "    radix      384   34953     "+r.radix+"  0.0\n")
+		tm.add(r.label, "prefiks -gpus 4", "       best      256  131073     5945.7  0.1\n  best/4gpu        -       -     "+r.multi+"  0.2\n")
+	}
+	want := "| line | old best us | new best us | library us (old, new) |\n" +
+		"|---|---|---|---|\n" +
+		"| `urejanje -variant radix` (radix's row) | 5600 | 5544 (-1.0%) | - |\n" +
+		"| `prefiks -gpus 4` (best/4gpu's row) | 2290 | 2267 (-1.0%) | - |\n" +
+		"\nlargest change against old: 1.0% (medians of each bundle's rounds)\n"
+	if got := tm.table("old"); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // fakeBin writes programs as shell scripts into root/bin: name -> the script's body.
 func fakeBin(t *testing.T, root string, progs map[string]string) string {
 	t.Helper()
