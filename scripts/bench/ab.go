@@ -122,11 +122,11 @@ var abHeader = regexp.MustCompile(`^--- (\S+): (.*)`)
 type times struct {
 	lines, labels []string
 	us            map[string]map[string]map[string][]float64
-	first         map[string]string // line -> best over several GPUs, or the first variant printed
+	other         map[string]string // line -> best over several GPUs where it ran, else the first variant printed
 }
 
 func newTimes() *times {
-	return &times{us: map[string]map[string]map[string][]float64{}, first: map[string]string{}}
+	return &times{us: map[string]map[string]map[string][]float64{}, other: map[string]string{}}
 }
 
 // add records the kernel rows of one run's output, by bundle and line.
@@ -146,8 +146,8 @@ func (t *times) add(label, line, output string) {
 			var v float64
 			if _, err := fmt.Sscan(m[2], &v); err == nil {
 				t.us[line][label][m[1]] = append(t.us[line][label][m[1]], v)
-				if t.first[line] == "" || strings.HasPrefix(m[1], "best/") {
-					t.first[line] = m[1]
+				if t.other[line] == "" || strings.HasPrefix(m[1], "best/") {
+					t.other[line] = m[1]
 				}
 			}
 		}
@@ -178,10 +178,18 @@ func (t *times) readLog(r io.Reader) error {
 	return sc.Err()
 }
 
+// compared is the variant a line's row compares: best over several GPUs where the line ran it,
+// else best, else (e.g. -variant radix) the first variant the line printed.
+func (t *times) compared(line, base string) string {
+	if o := t.other[line]; strings.HasPrefix(o, "best/") || (o != "" && len(t.us[line][base]["best"]) == 0) {
+		return o
+	}
+	return "best"
+}
+
 // table is a markdown table, a row a line: each bundle's median best kernel us and its change
 // against base's (default the last bundle named), and the library's medians; then the largest
-// change. A line over several GPUs compares best/Ngpu, and a line without best (e.g. -variant
-// radix) its first variant: the row names it.
+// change. A row that compares another variant than best (compared) names it.
 func (t *times) table(base string) string {
 	if base == "" && len(t.labels) > 0 {
 		base = t.labels[len(t.labels)-1]
@@ -201,9 +209,8 @@ func (t *times) table(base string) string {
 	b.WriteString(strings.Repeat("|---", len(order)+2) + "|\n")
 	worst := 0.0
 	for _, line := range t.lines {
-		us, variant, name := t.us[line], "best", "`"+line+"`"
-		if (len(us[base][variant]) == 0 || strings.HasPrefix(t.first[line], "best/")) && t.first[line] != "" {
-			variant = t.first[line]
+		us, variant, name := t.us[line], t.compared(line, base), "`"+line+"`"
+		if variant != "best" {
 			name += " (" + variant + "'s row)"
 		}
 		if len(us[base][variant]) == 0 {
