@@ -33,7 +33,7 @@ def kernels(cuobjdump, lib, arch):
             name = re.sub(r"\d+_GLOBAL__N__[0-9a-f]+_\d+_\w+?_cu_[0-9a-f]{8}", "ANON", m.group(1))
             name = unversion(name)
             continue
-        if name and re.search(r"/\*[0-9a-f]{4}\*/", line):  # an instruction, without its address
+        if name and re.search(r"/\*[0-9a-f]{4,}\*/", line):  # an instruction, without its address
             code[name].append(re.sub(r"/\*[0-9a-f]+\*/", "", line.split(";")[0]).strip())
     return code
 
