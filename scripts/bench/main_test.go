@@ -83,6 +83,12 @@ func rows(best, cub string) string {
 		"      cub        -       -       " + cub + "   579\n"
 }
 
+// abTable is ab's table of bundles old (the base) and new: its rows, and the largest change (%).
+func abTable(largest string, rows ...string) string {
+	return "| line | old best us | new best us | library us (old, new) |\n|---|---|---|---|\n" + strings.Join(rows, "\n") +
+		"\n\nlargest change against old: " + largest + "% (medians of each bundle's rounds)\n"
+}
+
 // The table holds each bundle's median (of an even count: the mean of the middle two), the change
 // against the base, the library's medians, and the largest change; a line that only one bundle
 // ran is a dash for the other.
@@ -93,11 +99,7 @@ func TestTable(t *testing.T) {
 	tm.add("new", "redukcija -n 5", rows("5.00", "6.00"))
 	tm.add("old", "redukcija -n 5", rows("5.00", "7.00"))
 	tm.add("old", "razlika -n 7", "     best      512     123       2.00   767\n")
-	want := "| line | old best us | new best us | library us (old, new) |\n" +
-		"|---|---|---|---|\n" +
-		"| `redukcija -n 5` | 5 | 4.5 (-10.0%) | 7, 6 |\n" +
-		"| `razlika -n 7` | 2 | - | - |\n" +
-		"\nlargest change against old: 10.0% (medians of each bundle's rounds)\n"
+	want := abTable("10.0", "| `redukcija -n 5` | 5 | 4.5 (-10.0%) | 7, 6 |", "| `razlika -n 7` | 2 | - | - |")
 	if got := tm.table(""); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
@@ -122,11 +124,8 @@ func TestTableOfOtherVariants(t *testing.T) {
 		tm.add(r.label, "urejanje -variant radix", "    radix      384   34953     "+r.radix+"  0.0\n")
 		tm.add(r.label, "prefiks -gpus 4", "       best      256  131073     5945.7  0.1\n  best/4gpu        -       -     "+r.multi+"  0.2\n")
 	}
-	want := "| line | old best us | new best us | library us (old, new) |\n" +
-		"|---|---|---|---|\n" +
-		"| `urejanje -variant radix` (radix's row) | 5600 | 5544 (-1.0%) | - |\n" +
-		"| `prefiks -gpus 4` (best/4gpu's row) | 2290 | 2267 (-1.0%) | - |\n" +
-		"\nlargest change against old: 1.0% (medians of each bundle's rounds)\n"
+	want := abTable("1.0", "| `urejanje -variant radix` (radix's row) | 5600 | 5544 (-1.0%) | - |",
+		"| `prefiks -gpus 4` (best/4gpu's row) | 2290 | 2267 (-1.0%) | - |")
 	if got := tm.table("old"); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
