@@ -99,17 +99,27 @@ struct RadixIo {
 
 // A pass's keys as radix words, the key type fixed at compile time where it decides the code:
 // float32's order needs its NaN and -0.0 rules; int32 and uint32 keys are one xor (the sign bit for
-// int32, every bit for descending), so their pass computes no float rule it does not use.
-template <bool FLOAT>
+// int32, every bit for descending), so their pass computes no float rule it does not use. CANON:
+// the keys were written by an earlier pass, every NaN as 0x7fffffff, whose float_order (all ones)
+// is already NaN's word: the NaN test is left out.
+template <bool FLOAT, bool CANON = false>
 struct KeyWords {
     bool descending;
     uint32_t flip;
     __device__ __forceinline__ explicit KeyWords(const RadixIo &io)
         : descending(io.descending),
           flip((io.type == TC_INT32 ? 0x80000000u : 0u) ^ (io.descending ? 0xffffffffu : 0u)) {}
-    __device__ __forceinline__ uint32_t word(uint32_t bits) const {
-        if constexpr (FLOAT) return radix_word(bits, TC_FLOAT32, descending);
-        else return bits ^ flip;
+    // the key's digit of the pass: an integer key's digit is its bits' digit xor the flip's (one
+    // instruction with the shift's mask, not a flip of every key's word first)
+    __device__ __forceinline__ uint32_t digit(uint32_t bits, int pass) const {
+        if constexpr (FLOAT && CANON) {
+            const uint32_t w = tc::float_order(bits == 0x80000000u ? 0u : bits);  // (-0.0 as +0.0)
+            return digit_of(descending ? ~w : w, pass);
+        } else if constexpr (FLOAT) {
+            return digit_of(radix_word(bits, TC_FLOAT32, descending), pass);
+        } else {
+            return digit_of(bits, pass) ^ digit_of(flip, pass);
+        }
     }
     __device__ __forceinline__ uint32_t out(uint32_t bits) const {
         if constexpr (FLOAT) return radix_key_out(bits, TC_FLOAT32);
@@ -184,7 +194,7 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // (radix_pass publishes them there, so the tiles after it wait less). The counts are scanned,
 // and each warp's counter of a digit becomes the digit's first place plus the keys of that digit
 // in the warps before. Then a warp's lanes with equal digits find each other item by item
-// (digit_peers) and the lowest of them adds their number to the counter (one shared atomic; the
+// (digit_peers) and the highest of them adds their number to the counter (one shared atomic; the
 // shuffle of its result, and so the next item's ballots, wait for it, as in CUB's WARP_MATCH_ANY):
 // a key's place is the counter before it plus its peers in lower lanes. WHOLE: valid is
 // S::kTile (no item is checked). On return rank.get(i) is item i's place in the tile ordered by
@@ -229,7 +239,7 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
         at += count[k];
     }
     __syncthreads();
-    const uint32_t lower = (1u << lane) - 1u;  // the lanes below this one
+    const uint32_t upto = (2u << lane) - 1u;  // this lane and the lanes below it
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) {
         const bool ranked = WHOLE || item_at<S>(i) < valid;
@@ -239,11 +249,13 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
             const uint32_t in = __ballot_sync(tc::kFullWarp, ranked);
             peers &= ranked ? in : ~in;
         }
-        const int leader = __ffs(int(peers)) - 1;
+        // the highest peer adds them all: its peers up to it are all of them (one count for both)
+        const int leader = 31 - __clz(int(peers));
+        const uint32_t here = __popc(peers & upto);  // this key's place among its peers, from 1
         uint32_t before = 0;
-        if (lane == leader && ranked) before = atomicAdd(&mine[d], uint32_t(__popc(peers)));
+        if (lane == leader && ranked) before = atomicAdd(&mine[d], here);
         // (the shuffle waits for the leader's add: the next item's adds come after it)
-        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + __popc(peers & lower));
+        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + here - 1u);
     }
 }
 
@@ -367,13 +379,14 @@ struct PassStorage {
 struct PassBuffers {
     const uint32_t *keys_in, *values_in;
     uint32_t *keys_out, *values_out;
+    bool first;  // the array's first pass: it reads the caller's keys
 };
 __device__ __forceinline__ PassBuffers pass_buffers(const RadixIo &io, uint32_t passes, int pass) {
     const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
     const bool to_out = ((last - before) & 1) == 0;
     return {before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out,
             before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out, to_out ? io.keys_out : io.keys_tmp,
-            to_out ? io.values_out : io.values_tmp};
+            to_out ? io.values_out : io.values_tmp, before == 0};
 }
 
 // A tile's loads in radix_pass: the keys from global memory as the tile starts, the values after
@@ -403,20 +416,26 @@ struct TileLoads {
 };
 
 // One tile of radix_pass (its steps 1 to 5, below), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
-template <bool PAIRS, class S, bool FLOAT, bool WHOLE>
+template <bool PAIRS, class S, bool FLOAT, bool WHOLE, bool CANON>
 __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
                                           int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads) {
     const int64_t first = t * S::kTile;  // the tile's first key in its array
     const int count = WHOLE ? S::kTile : int(io.n - first);
-    const KeyWords<FLOAT> kw(io);
+    const KeyWords<FLOAT, CANON> kw(io);
 
     // 1. the keys, every load in flight before the first digit
     uint32_t key[S::kItems];
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? loads.key(i) : 0u;
+    // each digit's first place in the array, loaded with the keys (not after the ranking, where its
+    // load sat before the barrier, its address spilled)
+    uint32_t base_of[S::kBins];
+#pragma unroll
+    for (int k = 0; k < S::kBins; ++k)
+        base_of[k] = S::owns(k) ? __ldg(st.bases + (b * kPasses + pass) * kRadix + threadIdx.x * S::kBins + k) : 0u;
     Digits<S> digits;
 #pragma unroll
-    for (int i = 0; i < S::kItems; ++i) digits.set(i, digit_of(kw.word(key[i]), pass));
+    for (int i = 0; i < S::kItems; ++i) digits.set(i, kw.digit(key[i], pass));
 
     // 2. ranks, and the counts published as soon as they are known
     Ranks<S> rank;
@@ -435,7 +454,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         const int bin = threadIdx.x * S::kBins + k;
-        if (S::owns(k)) s.bin_start[bin] = st.bases[(b * kPasses + pass) * kRadix + bin] - first_of[k];  // (mod 2^32)
+        if (S::owns(k)) s.bin_start[bin] = base_of[k] - first_of[k];  // (mod 2^32)
     }
     __syncthreads();  // the ranking's counters read: their words take the keys
 
@@ -467,11 +486,12 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     // fails; nothing is written outside the array (a clamp: a branch cost more than the address)
     const uint32_t last_place = uint32_t(io.n - 1);  // (radix: n < 2^32)
     uint32_t *out = keys_out + b * io.n;
+    asm("" : "+l"(out));  // (the array's offset added once, not folded into every store's 64-bit address)
 #pragma unroll
     for (int u = 0; u < S::kItems; ++u) {
         const int j = threadIdx.x + u * S::kThreads;
         if (WHOLE || j < count) {
-            const uint32_t k = s.u.sorted[j], d = digit_of(kw.word(k), pass);
+            const uint32_t k = s.u.sorted[j], d = kw.digit(k, pass);
             const uint32_t place = s.bin_start[d] + uint32_t(j);
             if constexpr (PAIRS) s.slot_digit[j] = uint8_t(d);
             out[min(place, last_place)] = kw.out(k);
@@ -484,6 +504,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
             if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = loads.value_of(i);
         __syncthreads();
         uint32_t *vout = values_out + b * io.n;
+        asm("" : "+l"(vout));
 #pragma unroll
         for (int u = 0; u < S::kItems; ++u) {
             const int j = threadIdx.x + u * S::kThreads;
@@ -517,7 +538,8 @@ template <bool PAIRS, class S, bool FLOAT>
 __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::blocks(PAIRS)))
     radix_pass(RadixIo io, RadixState st, int pass) {
     __shared__ PassStorage<PAIRS, S> s;
-    const int64_t g = blockIdx.x, b = g / st.tiles, t = g % st.tiles;
+    // (one array: no 64-bit division)
+    const int64_t g = blockIdx.x, b = st.tiles == int64_t(gridDim.x) ? 0 : g / st.tiles, t = g - b * st.tiles;
     const uint32_t passes = st.passes[b];
     if (!((passes >> pass) & 1u)) {  // this array skips the pass
         if (threadIdx.x == 0) st.epoch->advance_if_last(st.epoch->count_done(), gridDim.x);
@@ -527,9 +549,16 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
     const PassBuffers buf = pass_buffers(io, passes, pass);
     TileLoads<PAIRS, S> loads(buf, b * io.n + t * S::kTile, t * S::kTile);
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
-    // against the array's end
-    if ((t + 1) * S::kTile <= io.n) sort_tile<PAIRS, S, FLOAT, true>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
-    else sort_tile<PAIRS, S, FLOAT, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    // against the array's end; float keys after the first pass skip the NaN test (KeyWords)
+    const bool whole = (t + 1) * S::kTile <= io.n;
+    if (FLOAT && !buf.first) {
+        if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        else sort_tile<PAIRS, S, FLOAT, false, FLOAT>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    } else if (whole) {
+        sort_tile<PAIRS, S, FLOAT, true, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    } else {
+        sort_tile<PAIRS, S, FLOAT, false, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+    }
 }
 
 // The pass kernel of shape S for keys alone or pairs, float32 keys or integer ones.
