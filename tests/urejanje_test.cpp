@@ -592,6 +592,68 @@ TEST(Urejanje, RadixPassSets) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// radix's float keys where the first pass to run is not pass 0 (every key's order word ends in the
+// same byte, so pass 0 is skipped): that pass reads the caller's NaNs of any sign and payload,
+// the ones after it read NaNs the sort wrote (radix_key_out); the zeros' place and bits where pass
+// 0 is skipped; in place with passes 1 and 2 alone; a batch whose arrays start at different
+// passes. Pairs, so that NaNs out of input order show in the values.
+TEST(Urejanje, RadixFloatFromALaterPass) {
+    REQUIRE_GPU();
+    const int radix = find("radix");
+    ASSERT_GE(radix, 0);
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 15000;
+    // keys whose order words share their low byte: NaNs (every payload and sign: the word all ones),
+    // positives ending in 0xff, negatives ending in 0x00 (word ~bits); or (zeros) words ending in
+    // 0x00: +-0, positives ending in 0x00, negatives ending in 0xff. top: positives under the
+    // biggest finite exponent's byte (the word's top byte 0xff: pass 3 skipped too)
+    const auto keys_for = [&](int64_t n, bool zeros, bool top) {
+        std::mt19937_64 rng(++seed);
+        std::vector<uint32_t> k(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            const uint32_t r = uint32_t(rng()), mid = r & 0x7fff00u;
+            if (top) k[i] = i % 3 == 0 ? 0x7f800001u | (r & 0x7fffffu) : 0x7f0000ffu | mid;  // (positive NaNs only)
+            else if (zeros) k[i] = i % 3 == 0 ? (r & 1u ? 0x80000000u : 0u) : r & 2u ? 0x3f800000u | mid : 0xbf8000ffu | mid;
+            else if (i % 3 == 0) k[i] = (r & 0x80000000u) | 0x7f800001u | (r & 0x7fffffu);  // NaN of either sign
+            else k[i] = r & 1u ? 0x3f8000ffu | mid : 0xbf800000u | mid;
+        }
+        return k;
+    };
+    int64_t lengths = 0;
+    for (int threads : {256, 384, 512}) {
+        const int64_t n = radix_tile(threads) * 2 + 1;
+        if (up_to_max_n({n}).empty()) continue;  // (the sanitizers' sizes)
+        ++lengths;
+        for (int mode = 1; mode < 3; ++mode)
+            for (bool desc : {false, true}) {
+                Case c{radix, n};
+                c.threads = threads;
+                c.type = TC_FLOAT32;
+                c.descending = desc;
+                outputs(c, mode);
+                for (bool zeros : {false, true}) {
+                    check(c, keys_for(n, zeros, false));
+                    ++cases;
+                }
+                c.in_place = true;  // passes 1 and 2: an even count, none forced
+                check(c, keys_for(n, false, true));
+                ++cases;
+                c.in_place = false;
+                c.batch = 2;  // array 0 from pass 0 (uniform keys and specials), array 1 from pass 1
+                std::vector<uint32_t> keys = make_keys(n, TC_FLOAT32, UNIFORM, ++seed);
+                add_specials(keys, TC_FLOAT32, 5, seed);
+                const std::vector<uint32_t> later = keys_for(n, false, false);
+                keys.insert(keys.end(), later.begin(), later.end());
+                check(c, keys);
+                ++cases;
+            }
+    }
+    EXPECT_GE(lengths, 1);
+    EXPECT_EQ(cases, lengths * 2 * 2 * 4);
+    EXPECT_EQ(checked - before, cases);
+}
+
 // radix's other pass shapes (the request's threads: 384 x 20 and 512 x 16 keys a tile) against the
 // CPU's stable sort: lengths about their tiles, a last tile of one key, every key type, both
 // directions, keys, argsort and the caller's values, batches, in place, and 2^22 + 1.
