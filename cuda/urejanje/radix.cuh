@@ -205,7 +205,15 @@ template <class S, bool WHOLE = false, class Counted>
 __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
                                           uint32_t (&first)[S::kBins], RankStorage<S> &s, Counted counted) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int j = threadIdx.x; j < S::kWarps * kRadix; j += S::kThreads) (&s.warp_counts[0][0])[j] = 0;
+    // At 16 keys a thread and fewer: the zeroing unrolled, the warps' totals summed by one reduction
+    // (below). Not at 20 keys a thread: 384 x 20 keys sit at 56 registers, where these forms spill
+    constexpr bool kLean = S::kItems <= 16;
+    if constexpr (kLean) {
+#pragma unroll
+        for (int u = 0; u < kRadix / 32; ++u) (&s.warp_counts[0][0])[threadIdx.x + u * S::kThreads] = 0;
+    } else {
+        for (int j = threadIdx.x; j < S::kWarps * kRadix; j += S::kThreads) (&s.warp_counts[0][0])[j] = 0;
+    }
     __syncthreads();
     uint32_t *mine = s.warp_counts[warp];
 #pragma unroll
@@ -229,7 +237,28 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
         sum += run;
     }
     counted(count);
-    uint32_t at = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
+    uint32_t at;
+    if constexpr (kLean) {
+        // the sums' exclusive scan over the warps that own digits: an inclusive warp scan less the
+        // sum, plus the totals of the warps before, a lane each, summed by one warp reduction
+        constexpr int kScanWarps = S::kWarps < (kRadix / S::kBins + 31) / 32 ? S::kWarps : (kRadix / S::kBins + 31) / 32;
+        at = sum;
+#pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const uint32_t u = __shfl_up_sync(tc::kFullWarp, at, offset);
+            if (lane >= offset) at += u;
+        }
+        if (lane == 31 && warp < kScanWarps) s.warp_sums[warp] = at;
+        __syncthreads();
+        at -= sum;
+#if __CUDA_ARCH__ >= 800
+        at += __reduce_add_sync(tc::kFullWarp, lane < warp && lane < kScanWarps ? s.warp_sums[lane] : 0u);
+#else
+        for (int w = 0; w < warp && w < kScanWarps; ++w) at += s.warp_sums[w];
+#endif
+    } else {
+        at = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
+    }
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         first[k] = at;
