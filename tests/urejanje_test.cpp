@@ -778,23 +778,37 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.threads, 512);
     EXPECT_EQ(p.radix_tiles, 2049);
     EXPECT_LE(p.launch.scratch_bytes, size_t(4 * ((1 << 24) + 1) + 8 * 2049 * 256 + (1 << 16)));  // keys: one word a key
-    // keys alone past twice the L2 (50 MiB here: 2^25 keys and up): 384 x 20 at three blocks an SM;
-    // pairs keep 512 x 16
+    // keys alone past twice the L2 (50 MiB here: 2^25 keys and up): 384 x 20 where an SM holds
+    // three such blocks as the kernels are built (without a GPU: threads alone; PTX for sm_75 run
+    // on a larger GPU holds two, and the plan keeps 512 x 16); pairs keep 512 x 16
+    const auto holds_384 = [&](const tc_device &dev) {
+        const tc_variant *v = tc_variant_at(kProgram, radix);
+        int found = 0;
+        bool holds = true;
+        for (int k = 0; k < v->kernel_count; ++k)
+            if (std::string(v->kernels[k].name).rfind("radix_pass<keys,384x20,", 0) == 0) {
+                ++found;
+                holds = holds && tc::resident_blocks(dev, 384, v->kernels[k].function) >= 3;
+            }
+        EXPECT_EQ(found, 2);
+        return holds;
+    };
+    const int keys_past_l2 = holds_384(d) ? 384 : 512;
     const int64_t past_l2 = int64_t(d.l2_bytes) / 2 + 1;
     ASSERT_EQ(TC_OK, plan(radix, past_l2, 1, false, 0, &d, &p));
-    EXPECT_EQ(p.launch.threads, 384);
-    EXPECT_EQ(p.radix_tiles, (past_l2 + radix_tile(384) - 1) / radix_tile(384));
+    EXPECT_EQ(p.launch.threads, keys_past_l2);
+    EXPECT_EQ(p.radix_tiles, (past_l2 + radix_tile(keys_past_l2) - 1) / radix_tile(keys_past_l2));
     ASSERT_EQ(TC_OK, plan(radix, past_l2 - 1, 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 512);
     ASSERT_EQ(TC_OK, plan(radix, past_l2, 1, true, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 512);
     ASSERT_EQ(TC_OK, plan(find("best"), past_l2, 1, false, 0, &d, &p));  // (best: radix's plan)
-    EXPECT_EQ(p.launch.threads, 384);
+    EXPECT_EQ(p.launch.threads, keys_past_l2);
     // every array together past the L2, each array one 384 x 20 tile for every SM: 384; arrays
     // shorter than that keep the old rule
     const int64_t tile_a_sm = int64_t(d.multiprocessors) * radix_tile(384);
     ASSERT_EQ(TC_OK, plan(radix, tile_a_sm, past_l2 / tile_a_sm + 1, false, 0, &d, &p));
-    EXPECT_EQ(p.launch.threads, 384);
+    EXPECT_EQ(p.launch.threads, holds_384(d) ? 384 : 256);  // (an array under one 512 x 16 tile an SM)
     ASSERT_EQ(TC_OK, plan(radix, 5000, past_l2 / 5000 + 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 256);
     // a T4's SM holds two blocks of 384 (1024 threads) and one of 512 x 16 (64 KiB): 256; an RTX
@@ -804,7 +818,7 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     tc_device rtx3060;
     ASSERT_EQ(TC_OK, tc_device_profile("rtx3060", &rtx3060));
     ASSERT_EQ(TC_OK, plan(radix, 1 << 22, 1, false, 0, &rtx3060, &p));
-    EXPECT_EQ(p.launch.threads, 384);
+    EXPECT_EQ(p.launch.threads, holds_384(rtx3060) ? 384 : 512);
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
     // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16
