@@ -199,7 +199,8 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // a key's place is the counter before it plus its peers in lower lanes. WHOLE: valid is
 // S::kTile (no item is checked). On return rank.get(i) is item i's place in the tile ordered by
 // digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and first[k] that digit's
-// first place (both 0 for a digit the thread does not own). Preconditions: every thread calls
+// first place (for a digit the thread does not own, count 0 and first the tile's total, which
+// no caller reads). Preconditions: every thread calls
 // it; a __syncthreads() separates it from the next write to s.
 template <class S, bool WHOLE = false, class Counted>
 __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
