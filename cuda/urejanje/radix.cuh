@@ -121,6 +121,12 @@ struct KeyWords {
             return digit_of(bits, pass) ^ digit_of(flip, pass);
         }
     }
+    // the same digit, an integer key's byte taken by one PRMT (step 5's scatter, where it cost a shift and a mask)
+    __device__ __forceinline__ uint32_t digit_prmt(uint32_t bits, int pass) const {
+        static_assert(kDigitBits == 8, "a digit is a byte");
+        if constexpr (FLOAT) return digit(bits, pass);
+        else return __byte_perm(bits ^ flip, 0u, 0x4440u | uint32_t(pass));  // (byte `pass` of the word)
+    }
     __device__ __forceinline__ uint32_t out(uint32_t bits) const {
         if constexpr (FLOAT) return radix_key_out(bits, TC_FLOAT32);
         else return bits;
@@ -146,6 +152,8 @@ template <class S>
 struct Digits {
     uint32_t w[(S::kItems + 3) / 4];
     __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 4] >> (8 * (i % 4))) & 0xffu; }
+    // the same by one PRMT (rank_tile at 384 x 20 lean: shorter there; at 512 x 16 pairs it spills)
+    __device__ __forceinline__ uint32_t byte(int i) const { return __byte_perm(w[i / 4], 0u, 0x4440u | uint32_t(i % 4)); }
     __device__ __forceinline__ void set(int i, uint32_t d) { w[i / 4] = i % 4 == 0 ? d : w[i / 4] | d << (8 * (i % 4)); }
 };
 
@@ -197,18 +205,20 @@ __device__ __forceinline__ int item_at(int i) { return (threadIdx.x >> 5) * (32 
 // (digit_peers) and the highest of them adds their number to the counter (one shared atomic; the
 // shuffle of its result, and so the next item's ballots, wait for it, as in CUB's WARP_MATCH_ANY):
 // a key's place is the counter before it plus its peers in lower lanes. WHOLE: valid is
-// S::kTile (no item is checked). On return rank.get(i) is item i's place in the tile ordered by
-// digit, count[k] the tile's keys of digit threadIdx.x * S::kBins + k and first[k] that digit's
-// first place (for a digit the thread does not own, count 0 and first the tile's total, which
-// no caller reads). Preconditions: every thread calls
-// it; a __syncthreads() separates it from the next write to s.
-template <class S, bool WHOLE = false, class Counted>
-__device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ranks<S> &rank, uint32_t (&count)[S::kBins],
+// S::kTile (no item is checked). place(i, r) is called with item i's place r in the tile ordered
+// by digit (for every item: an unranked one's r means nothing), and on return count[k] is the
+// tile's keys of digit threadIdx.x * S::kBins + k and first[k] that digit's first place (for a
+// digit the thread does not own, count 0 and first the tile's total, which no caller reads).
+// Preconditions: every thread calls it; a __syncthreads() separates it from the next write to s.
+template <class S, bool WHOLE = false, bool LEAN = (S::kItems <= 16), class Place, class Counted>
+__device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Place place, uint32_t (&count)[S::kBins],
                                           uint32_t (&first)[S::kBins], RankStorage<S> &s, Counted counted) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    // At 16 keys a thread and fewer: the zeroing unrolled, the warps' totals summed by one reduction
-    // (below). Not at 20 keys a thread: 384 x 20 keys sit at 56 registers, where these forms spill
-    constexpr bool kLean = S::kItems <= 16;
+    // LEAN (16 keys a thread and fewer; 384 x 20 keys scattered from the ranking, which hold no
+    // ranks): the zeroing unrolled, the warps' totals summed by one reduction (below). Not at 384 x 20
+    // holding ranks: at 56 registers these forms spill
+    constexpr bool kLean = LEAN;
+    constexpr bool kPrmt = LEAN && S::kItems > 16;  // (the digits' bytes taken by PRMT)
     if constexpr (kLean) {
 #pragma unroll
         for (int u = 0; u < kRadix / 32; ++u) (&s.warp_counts[0][0])[threadIdx.x + u * S::kThreads] = 0;
@@ -219,7 +229,7 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
     uint32_t *mine = s.warp_counts[warp];
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i)
-        if (WHOLE || item_at<S>(i) < valid) atomicAdd(&mine[digits.get(i)], 1u);
+        if (WHOLE || item_at<S>(i) < valid) atomicAdd(&mine[kPrmt ? digits.byte(i) : digits.get(i)], 1u);
     __syncthreads();
     uint32_t sum = 0;
 #pragma unroll
@@ -270,11 +280,17 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
     }
     __syncthreads();
     const uint32_t upto = (2u << lane) - 1u;  // this lane and the lanes below it
+    // LEAN at 20 keys a thread: the digits' words shuffled from this lane (ptxas can't see they are
+    // the same), so the keys' counter addresses are computed again here, not held from the counting (they spill)
+    Digits<S> dg = digits;
+    if constexpr (LEAN && S::kItems > 16)
+#pragma unroll
+        for (int j = 0; j < (S::kItems + 3) / 4; ++j) dg.w[j] = __shfl_sync(tc::kFullWarp, dg.w[j], lane);
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) {
         const bool ranked = WHOLE || item_at<S>(i) < valid;
-        const uint32_t d = digits.get(i);
-        uint32_t peers = digit_peers(digits.w[i / 4], 8 * (i % 4));
+        const uint32_t d = kPrmt ? dg.byte(i) : dg.get(i);
+        uint32_t peers = digit_peers(dg.w[i / 4], 8 * (i % 4));
         if (!WHOLE) {  // (a partial tile's items past `valid` are nobody's peers)
             const uint32_t in = __ballot_sync(tc::kFullWarp, ranked);
             peers &= ranked ? in : ~in;
@@ -283,9 +299,18 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Ra
         const int leader = 31 - __clz(int(peers));
         const uint32_t here = __popc(peers & upto);  // this key's place among its peers, from 1
         uint32_t before = 0;
-        if (lane == leader && ranked) before = atomicAdd(&mine[d], here);
+        if constexpr (!(LEAN && S::kItems > 16)) {
+            if (lane == leader && ranked) before = atomicAdd(&mine[d], here);
+        } else {
+            // LEAN at 20 keys a thread: the add predicated in PTX (ptxas then holds the warp's
+            // counters' base, not computing it again a key; 34 instructions fewer a whole tile)
+            asm volatile("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, %2;\n\t@p atom.shared.add.u32 %0, [%3], %4;\n\t}"
+                         : "+r"(before)
+                         : "r"(lane), "r"(ranked ? leader : -1), "r"(uint32_t(__cvta_generic_to_shared(&mine[d]))), "r"(here)
+                         : "memory");
+        }
         // (the shuffle waits for the leader's add: the next item's adds come after it)
-        rank.set(i, __shfl_sync(tc::kFullWarp, before, leader) + here - 1u);
+        place(i, __shfl_sync(tc::kFullWarp, before, leader) + here - 1u);
     }
 }
 
@@ -391,17 +416,33 @@ __global__ void __launch_bounds__(kRadixThreads) radix_scan(RadixIo io, RadixSta
 
 // radix_pass's shared memory: the ranking's counters, then in their place the tile's keys in digit
 // order, then (pairs) its values in digit order in the same words; each digit's place, and (pairs)
-// each sorted slot's digit for the values' places.
-template <bool PAIRS, class S>
+// each sorted slot's digit for the values' places. DIRECT (keys alone at 384 x 20, where the SM's
+// shared memory holds three such blocks): the keys' words beside the counters, not over them.
+template <bool PAIRS, class S, bool DIRECT = false>
 struct PassStorage {
     union {
         RankStorage<S> rank;
-        uint32_t sorted[S::kTile];
+        uint32_t sorted[DIRECT ? 1 : S::kTile];
     } u;
+    uint32_t direct_sorted[DIRECT ? S::kTile : 1];
     uint32_t bin_start[kRadix];  // the place in its array of the tile's digit-sorted position 0
     uint8_t slot_digit[PAIRS ? S::kTile : 4];
     uint32_t run;
+    __device__ __forceinline__ uint32_t *sorted() { return DIRECT ? direct_sorted : u.sorted; }
 };
+// Whether radix_pass scatters its keys to shared memory from the ranking itself, holding no ranks
+// (keys alone at 384 x 20, whose 56 registers then fit rank_tile's lean forms): only on
+// architectures whose SM holds three blocks of the larger storage (44 KiB; the plan counts the
+// other's, which on these fits three either way)
+template <bool PAIRS, class S>
+__device__ constexpr bool direct_scatter() {
+#if defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
+    return !PAIRS && S::kItems > 16;
+#else
+    return false;
+#endif
+}
 
 // The buffers a pass reads and writes in an array that runs it (passes: the array's, from
 // radix_scan): the last pass writes the output, the one before it scratch, and so on back, so
@@ -446,12 +487,13 @@ struct TileLoads {
 };
 
 // One tile of radix_pass (its steps 1 to 5, below), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
-template <bool PAIRS, class S, bool FLOAT, bool WHOLE, bool CANON>
-__device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S> &s, int64_t g,
+template <bool PAIRS, class S, bool FLOAT, bool WHOLE, bool CANON, bool DIRECT>
+__device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S, DIRECT> &s, int64_t g,
                                           int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads) {
     const int64_t first = t * S::kTile;  // the tile's first key in its array
     const int count = WHOLE ? S::kTile : int(io.n - first);
     const KeyWords<FLOAT, CANON> kw(io);
+    static_assert(!(DIRECT && PAIRS), "a direct scatter holds no ranks for the values");
 
     // 1. the keys, every load in flight before the first digit
     uint32_t key[S::kItems];
@@ -468,9 +510,17 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     for (int i = 0; i < S::kItems; ++i) digits.set(i, kw.digit(key[i], pass));
 
     // 2. ranks, and the counts published as soon as they are known
+    // (DIRECT: each key to its place in shared memory as it is ranked; else its rank held for step 3)
     Ranks<S> rank;
     uint32_t count_of[S::kBins], first_of[S::kBins];
-    rank_tile<S, WHOLE>(digits, count, rank, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[S::kBins]) {
+    const auto place = [&](int i, uint32_t r) {
+        if constexpr (DIRECT) {
+            if (WHOLE || item_at<S>(i) < count) s.direct_sorted[r] = key[i];
+        } else {
+            rank.set(i, r);
+        }
+    };
+    rank_tile<S, WHOLE, DIRECT || S::kItems <= 16>(digits, count, place, count_of, first_of, s.u.rank, [&](const uint32_t (&c)[S::kBins]) {
         const RadixTiles words{st.status, s.run};  // (rank_tile's first barrier published s.run)
 #pragma unroll
         for (int k = 0; k < S::kBins; ++k) {
@@ -486,13 +536,15 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
         const int bin = threadIdx.x * S::kBins + k;
         if (S::owns(k)) s.bin_start[bin] = base_of[k] - first_of[k];  // (mod 2^32)
     }
-    __syncthreads();  // the ranking's counters read: their words take the keys
+    if constexpr (!DIRECT) {
+        __syncthreads();  // the ranking's counters read: their words take the keys
 
-    // 3. the keys in digit order; the values' loads issued
+        // 3. the keys in digit order; the values' loads issued
 #pragma unroll
-    for (int i = 0; i < S::kItems; ++i)
-        if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = key[i];
-    loads.template load_values<WHOLE>(count);
+        for (int i = 0; i < S::kItems; ++i)
+            if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = key[i];
+        loads.template load_values<WHOLE>(count);
+    }
 
     // 4. the tiles before: each thread's digits
     const RadixTiles words{st.status, s.run};
@@ -521,7 +573,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     for (int u = 0; u < S::kItems; ++u) {
         const int j = threadIdx.x + u * S::kThreads;
         if (WHOLE || j < count) {
-            const uint32_t k = s.u.sorted[j], d = kw.digit(k, pass);
+            const uint32_t k = s.sorted()[j], d = kw.digit_prmt(k, pass);
             const uint32_t place = s.bin_start[d] + uint32_t(j);
             if constexpr (PAIRS) s.slot_digit[j] = uint8_t(d);
             out[min(place, last_place)] = kw.out(k);
@@ -567,7 +619,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 template <bool PAIRS, class S, bool FLOAT>
 __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::blocks(PAIRS)))
     radix_pass(RadixIo io, RadixState st, int pass) {
-    __shared__ PassStorage<PAIRS, S> s;
+    constexpr bool kDirect = direct_scatter<PAIRS, S>();
+    __shared__ PassStorage<PAIRS, S, kDirect> s;
     // (one array: no 64-bit division)
     const int64_t g = blockIdx.x, b = st.tiles == int64_t(gridDim.x) ? 0 : g / st.tiles, t = g - b * st.tiles;
     const uint32_t passes = st.passes[b];
@@ -582,12 +635,12 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
     // against the array's end; float keys after the first pass skip the NaN test (KeyWords)
     const bool whole = (t + 1) * S::kTile <= io.n;
     if (FLOAT && !buf.first) {
-        if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
-        else sort_tile<PAIRS, S, FLOAT, false, FLOAT>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        else sort_tile<PAIRS, S, FLOAT, false, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
     } else if (whole) {
-        sort_tile<PAIRS, S, FLOAT, true, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        sort_tile<PAIRS, S, FLOAT, true, false, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
     } else {
-        sort_tile<PAIRS, S, FLOAT, false, false>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        sort_tile<PAIRS, S, FLOAT, false, false, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
     }
 }
 
@@ -631,7 +684,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
             for (int i = 0; i < kRadixItems; ++i) digits.set(i, digit_of(radix_word(key[i], io.type, io.descending), pass));
             Ranks<BlockShape> rank;
             uint32_t count_of[kBinsPerThread], first_of[kBinsPerThread];
-            rank_tile(digits, count, rank, count_of, first_of, s.u.rank, [](const uint32_t (&)[kBinsPerThread]) {});
+            rank_tile(digits, count, [&](int i, uint32_t r) { rank.set(i, r); }, count_of, first_of, s.u.rank,
+                      [](const uint32_t (&)[kBinsPerThread]) {});
             bool one_digit = false;
 #pragma unroll
             for (int k = 0; k < kBinsPerThread; ++k) one_digit |= int(count_of[k]) == count;
