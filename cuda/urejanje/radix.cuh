@@ -69,12 +69,14 @@ using PassShape256 = RadixShape<256, 16, 4>;
 using PassShape384 = RadixShape<384, 20, 3, 2>;
 using PassShape512 = RadixShape<512, 16, 2>;
 
-// A key's order word (see above), and the bits a sorted key comes out as.
+// A key's order word (see above), and the bits a sorted key comes out as. radix_float_word: a
+// float32 key's order word, NaN aside (-0.0 as +0.0).
+__device__ __forceinline__ uint32_t radix_float_word(uint32_t bits) { return tc::float_order(bits == 0x80000000u ? 0u : bits); }
 __device__ __forceinline__ uint32_t radix_word(uint32_t bits, tc_dtype type, bool descending) {
     uint32_t w = bits;
     if (type == TC_FLOAT32) {
         if ((bits & 0x7fffffffu) > 0x7f800000u) w = 0xffffffffu;  // every NaN: after +Inf
-        else w = tc::float_order(bits == 0x80000000u ? 0u : bits);  // -0.0 as +0.0
+        else w = radix_float_word(bits);
     } else if (type == TC_INT32) {
         w = bits ^ 0x80000000u;
     }
@@ -113,7 +115,7 @@ struct KeyWords {
     // instruction with the shift's mask, not a flip of every key's word first)
     __device__ __forceinline__ uint32_t digit(uint32_t bits, int pass) const {
         if constexpr (FLOAT && CANON) {
-            const uint32_t w = tc::float_order(bits == 0x80000000u ? 0u : bits);  // (-0.0 as +0.0)
+            const uint32_t w = radix_float_word(bits);
             return digit_of(descending ? ~w : w, pass);
         } else if constexpr (FLOAT) {
             return digit_of(radix_word(bits, TC_FLOAT32, descending), pass);
@@ -248,28 +250,8 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Pl
         sum += run;
     }
     counted(count);
-    uint32_t at;
-    if constexpr (kLean) {
-        // the sums' exclusive scan over the warps that own digits: an inclusive warp scan less the
-        // sum, plus the totals of the warps before, a lane each, summed by one warp reduction
-        constexpr int kScanWarps = S::kWarps < (kRadix / S::kBins + 31) / 32 ? S::kWarps : (kRadix / S::kBins + 31) / 32;
-        at = sum;
-#pragma unroll
-        for (int offset = 1; offset < 32; offset <<= 1) {
-            const uint32_t u = __shfl_up_sync(tc::kFullWarp, at, offset);
-            if (lane >= offset) at += u;
-        }
-        if (lane == 31 && warp < kScanWarps) s.warp_sums[warp] = at;
-        __syncthreads();
-        at -= sum;
-#if __CUDA_ARCH__ >= 800
-        at += __reduce_add_sync(tc::kFullWarp, lane < warp && lane < kScanWarps ? s.warp_sums[lane] : 0u);
-#else
-        for (int w = 0; w < warp && w < kScanWarps; ++w) at += s.warp_sums[w];
-#endif
-    } else {
-        at = tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
-    }
+    // (LEAN: in fewer instructions, with more registers live)
+    uint32_t at = kLean ? tc::block_scan_exclusive_sum(sum, s.warp_sums) : tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         first[k] = at;
