@@ -780,7 +780,10 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_LE(p.launch.scratch_bytes, size_t(4 * ((1 << 24) + 1) + 8 * 2049 * 256 + (1 << 16)));  // keys: one word a key
     // keys alone past twice the L2 (50 MiB here: 2^25 keys and up): 384 x 20 where an SM holds
     // three such blocks as the kernels are built (without a GPU: threads alone; PTX for sm_75 run
-    // on a larger GPU holds two, and the plan keeps 512 x 16); pairs keep 512 x 16
+    // on a larger GPU holds two, and the plan keeps 512 x 16); pairs keep 512 x 16. An emulated
+    // device is planned by its own build's storage, which fits three blocks wherever the profile's
+    // threads do (every profile; the machine's build may not: sm_90's 44 KiB in a 3060's 100), so
+    // the kernel's registers and the profile's threads decide
     const auto holds_384 = [&](const tc_device &dev) {
         const tc_variant *v = tc_variant_at(kProgram, radix);
         int found = 0;
@@ -788,7 +791,9 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
         for (int k = 0; k < v->kernel_count; ++k)
             if (std::string(v->kernels[k].name).rfind("radix_pass<keys,384x20,", 0) == 0) {
                 ++found;
-                holds = holds && tc::resident_blocks(dev, 384, v->kernels[k].function) >= 3;
+                const void *f = v->kernels[k].function;
+                holds = holds && (dev.profile[0] != 0 ? tc::blocks_per_sm(dev, 384, tc::kernel_registers(f), 0)
+                                                      : tc::resident_blocks(dev, 384, f)) >= 3;
             }
         EXPECT_EQ(found, 2);
         return holds;
@@ -812,13 +817,18 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     ASSERT_EQ(TC_OK, plan(radix, 5000, past_l2 / 5000 + 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 256);
     // a T4's SM holds two blocks of 384 (1024 threads) and one of 512 x 16 (64 KiB): 256; an RTX
-    // 3060's (1536 threads, 100 KiB) three of 384 x 20 keys, with 3 MB of L2
+    // 3060's (1536 threads, 100 KiB) three of 384 x 20 keys as sm_86 builds them (no direct
+    // scatter: 31 KiB a block, not 44), with 3 MB of L2; an A100's (164 KiB) three of sm_80's 44 KiB
     ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &t4, &p));
     EXPECT_EQ(p.launch.threads, 256);
     tc_device rtx3060;
     ASSERT_EQ(TC_OK, tc_device_profile("rtx3060", &rtx3060));
     ASSERT_EQ(TC_OK, plan(radix, 1 << 22, 1, false, 0, &rtx3060, &p));
     EXPECT_EQ(p.launch.threads, holds_384(rtx3060) ? 384 : 512);
+    tc_device a100;
+    ASSERT_EQ(TC_OK, tc_device_profile("a100", &a100));
+    ASSERT_EQ(TC_OK, plan(radix, int64_t(a100.l2_bytes) / 2 + 1, 1, false, 0, &a100, &p));
+    EXPECT_EQ(p.launch.threads, holds_384(a100) ? 384 : 512);
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 5000, 1, false, 128, &d, &p));  // its pass shapes: 256, 384, 512 threads
     EXPECT_EQ(TC_OUTSIDE_DOMAIN, plan(radix, 1000, 1, false, 128, &d, &p));  // (also where the block sort runs)
     // the passes' block names the tile: 384 x 20 and 512 x 16 keys; the block sort stays 256 x 16

@@ -99,6 +99,14 @@ inline int64_t blocks_per_sm(const tc_device &dev, int threads, int registers, s
     return block > 0 ? std::min(per_sm, int64_t(dev.shared_per_multiprocessor / block)) : per_sm;
 }
 
+// A kernel's registers a thread (cudaFuncGetAttributes), 0 where the runtime cannot say (no GPU).
+inline int kernel_registers(const void *kernel) {
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, kernel) == cudaSuccess) return a.numRegs;
+    (void)cudaGetLastError();
+    return 0;
+}
+
 // Blocks of `threads` (with `shared` bytes of dynamic shared memory) one SM of the device holds.
 // The device itself: the runtime's occupancy query. An emulated device (TECAJ_EMULATE): the
 // same rules (blocks_per_sm) from the kernel's registers and static shared memory against the

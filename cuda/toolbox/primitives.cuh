@@ -328,7 +328,7 @@ __device__ __forceinline__ T block_scan_exclusive_sum(T v, T (&warp_totals)[WARP
     if (lane == 31) warp_totals[warp] = at;
     __syncthreads();
     at -= v;
-#if __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return at + T(__reduce_add_sync(kFullWarp, lane < warp ? uint32_t(warp_totals[lane]) : 0u));
 #else
     for (int w = 0; w < warp; ++w) at += warp_totals[w];

@@ -228,12 +228,17 @@ int64_t histogram_wave(const tc_device &dev) {
 // blocks than its SM holds, so PTX built for sm_75 and run on a larger GPU holds two of 384).
 template <class S>
 bool sm_holds(bool pairs, const tc_device &dev) {
-    const size_t shared = pairs ? sizeof(PassStorage<true, S>) : sizeof(PassStorage<false, S>);
+    // the storage the device's own build has (direct_scatter_arch): an emulated device is planned
+    // as its build would run, not by the machine's build's layout
+    const bool direct = !pairs && S::kItems > 16 && direct_scatter_arch(dev.compute_major * 10 + dev.compute_minor);
+    const size_t shared = pairs ? sizeof(PassStorage<true, S>) : direct ? sizeof(PassStorage<false, S, true>) : sizeof(PassStorage<false, S>);
     const int want = S::blocks(pairs);
-    // (the float32 and the integer kernel alike, whichever the request runs; and both ways:
-    // without a GPU resident_blocks counts threads alone, and the kernel's shared memory is static)
+    // (the float32 and the integer kernel alike, whichever the request runs; without a GPU
+    // resident_blocks counts threads alone. An emulated device: the kernel's registers, that storage)
     const auto holds = [&](bool float32) {
-        return tc::resident_blocks(dev, S::kThreads, reinterpret_cast<const void *>(radix_pass_kernel<S>(pairs, float32))) >= want;
+        const void *kernel = reinterpret_cast<const void *>(radix_pass_kernel<S>(pairs, float32));
+        if (dev.profile[0] != 0) return tc::blocks_per_sm(dev, S::kThreads, tc::kernel_registers(kernel), shared) >= want;
+        return tc::resident_blocks(dev, S::kThreads, kernel) >= want;
     };
     return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && holds(true) && holds(false);
 }

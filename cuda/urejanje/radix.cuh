@@ -149,7 +149,7 @@ using RadixTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
 // ---- ranking a tile by digit ----------------------------------------------------------------
 
 // A thread's digits of its S::kItems keys, four to a word: a quarter of the registers an array
-// takes (radix_pass keeps its keys and ranks in registers beside them).
+// takes (radix_pass keeps its keys, and but for keys alone at 384 x 20 their ranks, in registers beside them).
 template <class S>
 struct Digits {
     uint32_t w[(S::kItems + 3) / 4];
@@ -218,10 +218,9 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Pl
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     // LEAN (16 keys a thread and fewer; 384 x 20 keys scattered from the ranking, which hold no
     // ranks): the zeroing unrolled, the warps' totals summed by one reduction (below). Not at 384 x 20
-    // holding ranks: at 56 registers these forms spill
-    constexpr bool kLean = LEAN;
-    constexpr bool kPrmt = LEAN && S::kItems > 16;  // (the digits' bytes taken by PRMT)
-    if constexpr (kLean) {
+    // holding ranks: at its register bound these forms spill (BENCHMARKS: urejanje radix)
+    constexpr bool kLean20 = LEAN && S::kItems > 16;  // (LEAN at 20 keys: the forms below marked so)
+    if constexpr (LEAN) {
 #pragma unroll
         for (int u = 0; u < kRadix / 32; ++u) (&s.warp_counts[0][0])[threadIdx.x + u * S::kThreads] = 0;
     } else {
@@ -231,7 +230,7 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Pl
     uint32_t *mine = s.warp_counts[warp];
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i)
-        if (WHOLE || item_at<S>(i) < valid) atomicAdd(&mine[kPrmt ? digits.byte(i) : digits.get(i)], 1u);
+        if (WHOLE || item_at<S>(i) < valid) atomicAdd(&mine[kLean20 ? digits.byte(i) : digits.get(i)], 1u);
     __syncthreads();
     uint32_t sum = 0;
 #pragma unroll
@@ -251,7 +250,7 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Pl
     }
     counted(count);
     // (LEAN: in fewer instructions, with more registers live)
-    uint32_t at = kLean ? tc::block_scan_exclusive_sum(sum, s.warp_sums) : tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
+    uint32_t at = LEAN ? tc::block_scan_exclusive_sum(sum, s.warp_sums) : tc::block_scan_exclusive<uint32_t, tc::Sum>(sum, s.warp_sums);
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         first[k] = at;
@@ -265,13 +264,13 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Pl
     // LEAN at 20 keys a thread: the digits' words shuffled from this lane (ptxas can't see they are
     // the same), so the keys' counter addresses are computed again here, not held from the counting (they spill)
     Digits<S> dg = digits;
-    if constexpr (LEAN && S::kItems > 16)
+    if constexpr (kLean20)
 #pragma unroll
         for (int j = 0; j < (S::kItems + 3) / 4; ++j) dg.w[j] = __shfl_sync(tc::kFullWarp, dg.w[j], lane);
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) {
         const bool ranked = WHOLE || item_at<S>(i) < valid;
-        const uint32_t d = kPrmt ? dg.byte(i) : dg.get(i);
+        const uint32_t d = kLean20 ? dg.byte(i) : dg.get(i);
         uint32_t peers = digit_peers(dg.w[i / 4], 8 * (i % 4));
         if (!WHOLE) {  // (a partial tile's items past `valid` are nobody's peers)
             const uint32_t in = __ballot_sync(tc::kFullWarp, ranked);
@@ -281,11 +280,11 @@ __device__ __forceinline__ void rank_tile(const Digits<S> &digits, int valid, Pl
         const int leader = 31 - __clz(int(peers));
         const uint32_t here = __popc(peers & upto);  // this key's place among its peers, from 1
         uint32_t before = 0;
-        if constexpr (!(LEAN && S::kItems > 16)) {
+        if constexpr (!kLean20) {
             if (lane == leader && ranked) before = atomicAdd(&mine[d], here);
         } else {
             // LEAN at 20 keys a thread: the add predicated in PTX (ptxas then holds the warp's
-            // counters' base, not computing it again a key; 34 instructions fewer a whole tile)
+            // counters' base, not computing it again a key)
             asm volatile("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, %2;\n\t@p atom.shared.add.u32 %0, [%3], %4;\n\t}"
                          : "+r"(before)
                          : "r"(lane), "r"(ranked ? leader : -1), "r"(uint32_t(__cvta_generic_to_shared(&mine[d]))), "r"(here)
@@ -413,14 +412,14 @@ struct PassStorage {
     __device__ __forceinline__ uint32_t *sorted() { return DIRECT ? direct_sorted : u.sorted; }
 };
 // Whether radix_pass scatters its keys to shared memory from the ranking itself, holding no ranks
-// (keys alone at 384 x 20, whose 56 registers then fit rank_tile's lean forms): only on
-// architectures whose SM holds three blocks of the larger storage (44 KiB; the plan counts the
-// other's, which on these fits three either way)
+// (keys alone at 384 x 20, whose registers then fit rank_tile's lean forms): only on the
+// architectures (compute capability x 10) whose SM holds three blocks of the larger storage. The
+// plan counts the storage of the device's own architecture (an emulated one's too).
+__host__ __device__ constexpr bool direct_scatter_arch(int cc) { return cc == 80 || cc == 87 || cc == 90 || cc == 100 || cc == 103; }
 template <bool PAIRS, class S>
 __device__ constexpr bool direct_scatter() {
-#if defined(__CUDA_ARCH__) && \
-    (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030)
-    return !PAIRS && S::kItems > 16;
+#if defined(__CUDA_ARCH__)
+    return !PAIRS && S::kItems > 16 && direct_scatter_arch(__CUDA_ARCH__ / 10);
 #else
     return false;
 #endif
@@ -587,7 +586,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 //      are counted (tile_state.cuh: the array's tile 0 as inclusive, the others as aggregates);
 //   3. the keys go to shared memory in digit order, and (pairs) the values' loads are issued: a
 //      value is needed only at the scatter, so its load waits for nothing and its latency hides
-//      behind the look-back;
+//      behind the look-back (keys alone at 384 x 20 where direct_scatter: no step 3, each key is
+//      placed there as step 2 ranks it);
 //   4. each thread looks back over the tiles before for its digit (look_back), down to the nearest
 //      inclusive count, and publishes its inclusive count;
 //   5. the keys go out from shared memory, each thread writing every S::kThreads-th sorted slot, so that a
