@@ -781,8 +781,8 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     // keys alone past twice the L2 (50 MiB here: 2^25 keys and up): 384 x 20 where an SM holds
     // three such blocks as the kernels are built (without a GPU: threads alone; PTX for sm_75 run
     // on a larger GPU holds two, and the plan keeps 512 x 16); pairs keep 512 x 16. An emulated
-    // device is planned by its own build's storage, which fits three blocks wherever the profile's
-    // threads do (every profile; the machine's build may not: sm_90's 44 KiB in a 3060's 100), so
+    // device is planned by its own architecture's storage, which fits three blocks wherever the
+    // profile's threads do (every profile; the machine's storage may not: sm_90's in a 3060), so
     // the kernel's registers and the profile's threads decide
     const auto holds_384 = [&](const tc_device &dev) {
         const tc_variant *v = tc_variant_at(kProgram, radix);
@@ -816,9 +816,9 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_EQ(p.launch.threads, holds_384(d) ? 384 : 256);  // (an array under one 512 x 16 tile an SM)
     ASSERT_EQ(TC_OK, plan(radix, 5000, past_l2 / 5000 + 1, false, 0, &d, &p));
     EXPECT_EQ(p.launch.threads, 256);
-    // a T4's SM holds two blocks of 384 (1024 threads) and one of 512 x 16 (64 KiB): 256; an RTX
-    // 3060's (1536 threads, 100 KiB) three of 384 x 20 keys as sm_86 builds them (no direct
-    // scatter: 31 KiB a block, not 44), with 3 MB of L2; an A100's (164 KiB) three of sm_80's 44 KiB
+    // a T4's SM holds two blocks of 384 (by threads) and one of 512 x 16 (by shared memory): 256;
+    // an RTX 3060's three of 384 x 20 keys as sm_86 code lays them out (no direct scatter), past
+    // its small L2; an A100's three of sm_80's (the direct scatter's larger storage)
     ASSERT_EQ(TC_OK, plan(radix, (1 << 24) + 1, 1, false, 0, &t4, &p));
     EXPECT_EQ(p.launch.threads, 256);
     tc_device rtx3060;

@@ -99,7 +99,8 @@ inline int64_t blocks_per_sm(const tc_device &dev, int threads, int registers, s
     return block > 0 ? std::min(per_sm, int64_t(dev.shared_per_multiprocessor / block)) : per_sm;
 }
 
-// A kernel's registers a thread (cudaFuncGetAttributes), 0 where the runtime cannot say (no GPU).
+// A kernel's registers a thread (cudaFuncGetAttributes), 0 where the runtime cannot say (no GPU,
+// or no image of the kernel for this one).
 inline int kernel_registers(const void *kernel) {
     cudaFuncAttributes a;
     if (cudaFuncGetAttributes(&a, kernel) == cudaSuccess) return a.numRegs;

@@ -61,10 +61,10 @@ constexpr int kRadixThreads = BlockShape::kThreads, kRadixWarps = BlockShape::kW
 constexpr int kRadixTile = BlockShape::kTile, kBinsPerThread = BlockShape::kBins;
 // radix_pass's tiles, one a request's threads name (0: the plan's). A bigger tile scatters longer
 // runs of each digit and publishes fewer status words a key, at fewer blocks an SM:
-//   256: 16 keys a thread, 64 registers (4 blocks an SM);
-//   384: CUB's sm_90 block, 20 keys a thread: 56 registers with keys alone (3 blocks an SM: the
-//        plan's past twice the L2), 80 with pairs (2);
-//   512: 16 keys a thread, 64 registers (2 blocks an SM: the warps of 256's 4, tiles twice as long).
+//   256: 16 keys a thread, bounded for 4 blocks an SM;
+//   384: CUB's sm_90 block, 20 keys a thread: bounded for 3 blocks an SM with keys alone (the
+//        plan's past twice the L2), 2 with pairs;
+//   512: 16 keys a thread, bounded for 2 blocks an SM (the warps of 256's 4, tiles twice as long).
 using PassShape256 = RadixShape<256, 16, 4>;
 using PassShape384 = RadixShape<384, 20, 3, 2>;
 using PassShape512 = RadixShape<512, 16, 2>;
