@@ -228,10 +228,10 @@ int64_t histogram_wave(const tc_device &dev) {
 // blocks than its SM holds, so PTX built for sm_75 and run on a larger GPU holds two of 384).
 template <class S>
 bool sm_holds(bool pairs, const tc_device &dev) {
-    // the storage the device's own architecture's machine code has (direct_scatter_arch): an
+    // the storage the device's own architecture's machine code has (direct_scatter_for): an
     // emulated device is planned as a build for that card (scripts/setup.sh) would run, with this
     // build's registers; the default build runs PTX for sm_75 on such a card, whose plan differs
-    const bool direct = !pairs && S::kItems > 16 && direct_scatter_arch(dev.compute_major * 10 + dev.compute_minor);
+    const bool direct = direct_scatter_for<S>(pairs, dev.compute_major * 10 + dev.compute_minor);
     const size_t shared = pairs ? sizeof(PassStorage<true, S>) : direct ? sizeof(PassStorage<false, S, true>) : sizeof(PassStorage<false, S>);
     const int want = S::blocks(pairs);
     // (the float32 and the integer kernel alike, whichever the request runs; without a GPU

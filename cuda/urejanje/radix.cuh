@@ -412,14 +412,18 @@ struct PassStorage {
     __device__ __forceinline__ uint32_t *sorted() { return DIRECT ? direct_sorted : u.sorted; }
 };
 // Whether radix_pass scatters its keys to shared memory from the ranking itself, holding no ranks
-// (keys alone at 384 x 20, whose registers then fit rank_tile's lean forms): only on the
-// architectures (compute capability x 10) whose SM holds three blocks of the larger storage. The
-// plan counts the storage of the device's own architecture (an emulated one's too).
-__host__ __device__ constexpr bool direct_scatter_arch(int cc) { return cc == 80 || cc == 87 || cc == 90 || cc == 100 || cc == 103; }
+// (keys alone at 384 x 20, whose registers then fit rank_tile's lean forms): only in machine code
+// for the architectures (cc: compute capability x 10) whose SM holds three blocks of the larger
+// storage. The kernel asks it of the architecture it is compiled for (direct_scatter), the plan of
+// the device's (an emulated one's too).
+template <class S>
+__host__ __device__ constexpr bool direct_scatter_for(bool pairs, int cc) {
+    return !pairs && S::kItems > 16 && (cc == 80 || cc == 87 || cc == 90 || cc == 100 || cc == 103);
+}
 template <bool PAIRS, class S>
 __device__ constexpr bool direct_scatter() {
 #if defined(__CUDA_ARCH__)
-    return !PAIRS && S::kItems > 16 && direct_scatter_arch(__CUDA_ARCH__ / 10);
+    return direct_scatter_for<S>(PAIRS, __CUDA_ARCH__ / 10);
 #else
     return false;
 #endif
