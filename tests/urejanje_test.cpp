@@ -122,6 +122,34 @@ uint32_t key_out(uint32_t bits, tc_dtype t) {
 // against the CPU's stable sort (both are stable with -0.0 == +0.0).
 bool exact(const tc_urejanje_plan &p) { return p.radix != 0 || p.rank != 0; }
 
+// The CPU's stable sort of an array's keys by order_key (descending: its greatest first), as the
+// indices of the keys in sorted order: std::stable_sort's comparison sort, and past 2^22 keys (the
+// padded scratch's 10^8, which took the comparison sort half a minute an array) a counting sort of
+// the order words' four bytes, least significant first, each pass stable.
+std::vector<uint32_t> stable_order(const uint32_t *kb, int64_t n, tc_dtype t, bool descending) {
+    std::vector<uint32_t> idx(static_cast<size_t>(n));
+    std::iota(idx.begin(), idx.end(), 0u);
+    if (n <= (int64_t(1) << 22)) {
+        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) {
+            const uint32_t ox = order_key(kb[x], t), oy = order_key(kb[y], t);
+            return descending ? ox > oy : ox < oy;
+        });
+        return idx;
+    }
+    // each key's order word over its index, so that a pass reads in order (a third of the time)
+    std::vector<uint64_t> item(idx.size()), moved(idx.size());
+    for (int64_t i = 0; i < n; ++i) item[i] = uint64_t(order_key(kb[i], t) ^ (descending ? 0xffffffffu : 0u)) << 32 | uint64_t(i);
+    for (int shift = 32; shift < 64; shift += 8) {
+        std::vector<int64_t> start(257, 0);
+        for (int64_t i = 0; i < n; ++i) ++start[((item[i] >> shift) & 0xffu) + 1];
+        std::partial_sum(start.begin(), start.end(), start.begin());
+        for (int64_t i = 0; i < n; ++i) moved[start[(item[i] >> shift) & 0xffu]++] = item[i];
+        item.swap(moved);
+    }
+    for (int64_t i = 0; i < n; ++i) idx[i] = uint32_t(item[i]);
+    return idx;
+}
+
 void check(const Case &c, const std::vector<uint32_t> &keys) {
     const int64_t items = c.n * c.batch;
     ASSERT_EQ(int64_t(keys.size()), items);
@@ -167,13 +195,8 @@ void check(const Case &c, const std::vector<uint32_t> &keys) {
     }
     int bad = 0;
     for (int64_t b = 0; b < c.batch && bad < 3; ++b) {
-        std::vector<uint32_t> idx(c.n);
-        std::iota(idx.begin(), idx.end(), 0u);
         const uint32_t *kb = keys.data() + b * c.n;
-        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) {
-            const uint32_t ox = order_key(kb[x], c.type), oy = order_key(kb[y], c.type);
-            return c.descending ? ox > oy : ox < oy;
-        });
+        const std::vector<uint32_t> idx = stable_order(kb, c.n, c.type, c.descending);
         std::vector<bool> seen(c.n, false);
         int64_t negative_zeros = 0;
         for (int64_t i = 0; i < c.n; ++i) negative_zeros += kb[i] == 0x80000000u;
@@ -592,6 +615,54 @@ TEST(Urejanje, RadixPassSets) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// radix's padded scratch (integer keys alone from 3 x 2^25: each digit's run moved on in scratch by
+// its digit times the pad): uniform keys with the type's extremes (now and then a tile's keys span
+// two runs), few distinct keys descending, keys whose first 255 take every digit but the last once
+// in the low byte (the second pass's first tile spans 256 runs), the last key alone in the last
+// digit (the last, short tile spans two), in place, three passes (the first writes the output,
+// the second scratch) alone and in place (a pass added), a batch of two whose arrays run four
+// passes and three, and the 512 block (and the 256, which does not pad).
+TEST(Urejanje, RadixPaddedScratch) {
+    REQUIRE_GPU();
+    const int radix = find("radix");
+    ASSERT_GE(radix, 0);
+    const int64_t before = checked;
+    int64_t cases = 0;
+    uint64_t seed = 17000;
+    const std::vector<int64_t> lengths = up_to_max_n({(int64_t(3) << 25) + 3});
+    if (lengths.empty()) GTEST_SKIP() << "3 x 2^25 + 3 keys is past TECAJ_MAX_N";
+    for (int64_t n : lengths) {
+        tc_urejanje_plan p;
+        tc_device d = device();
+        ASSERT_EQ(TC_OK, plan(radix, n, 1, false, 0, &d, &p, 0, TC_UINT32));
+        // (the 256 block does not pad: a device whose SM holds neither larger block, or an emulated one)
+        const bool pads = p.launch.threads != 256;
+        EXPECT_EQ(p.launch.launches, pads ? 3 + 4 : 2 + 4) << "histogram, scan, the spans where padded, four passes";
+        if (pads) EXPECT_GE(p.launch.scratch_bytes, size_t(4 * (n + 256 * ((n >> 16) & ~int64_t(31)))));
+        for (int k = 0; k < 11; ++k) {
+            Case c{radix, n};
+            c.type = k == 1 ? TC_INT32 : TC_UINT32;
+            c.descending = k == 1;
+            c.in_place = k == 4 || k == 6;
+            c.batch = k == 7 ? 2 : 1;
+            c.threads = k == 8 ? 256 : k == 9 ? 512 : 0;
+            std::vector<uint32_t> keys = make_keys(n * c.batch, c.type, k == 1 ? FEW : UNIFORM, ++seed);
+            if (k == 0 || k == 8 || k == 9) add_specials(keys, c.type, 101, seed);
+            if (k == 2)
+                for (int64_t i = 0; i < n; ++i) keys[i] = (keys[i] & ~0xffu) | uint32_t(i < 255 ? i : 255);
+            if (k == 3)
+                for (int64_t i = 0; i < n; ++i) keys[i] = (keys[i] & ~0xffu) | uint32_t(i == n - 1 ? 255 : keys[i] % 255);
+            if (k == 5 || k == 6)
+                for (uint32_t &x : keys) x &= 0xffffffu;
+            if (k == 7)  // (the second array: three passes)
+                for (int64_t i = n; i < 2 * n; ++i) keys[i] &= 0xffffffu;
+            check(c, keys);
+            ++cases;
+        }
+    }
+    EXPECT_EQ(checked - before, cases);
+}
+
 // radix's float keys where the first pass to run is not pass 0 (every key's order word ends in the
 // same byte, so pass 0 is skipped): that pass reads the caller's NaNs of any sign and payload,
 // the ones after it read NaNs the sort wrote (radix_key_out); the zeros' place and bits where pass
@@ -710,6 +781,26 @@ TEST(Urejanje, RadixExactEveryPassShape) {
     EXPECT_EQ(checked - before, cases);
 }
 
+// The reference itself, without a GPU: stable_order's counting sort (past 2^22 keys) gives the
+// comparison sort's indices, ties (few distinct keys) and NaNs, -0 and +0 included, both directions.
+TEST(Urejanje, CpuReferenceCountingSortAgrees) {
+    const int64_t n = (int64_t(1) << 22) + 5;
+    uint64_t seed = 18000;
+    for (tc_dtype t : {TC_UINT32, TC_INT32, TC_FLOAT32})
+        for (Dist d : {UNIFORM, FEW})
+            for (bool desc : {false, true}) {
+                std::vector<uint32_t> keys = make_keys(n, t, d, ++seed);
+                add_specials(keys, t, 97, seed);
+                std::vector<uint32_t> want(static_cast<size_t>(n));
+                std::iota(want.begin(), want.end(), 0u);
+                std::stable_sort(want.begin(), want.end(), [&](uint32_t x, uint32_t y) {
+                    const uint32_t ox = order_key(keys[x], t), oy = order_key(keys[y], t);
+                    return desc ? ox > oy : ox < oy;
+                });
+                ASSERT_EQ(stable_order(keys.data(), n, t, desc), want) << "type " << t << " dist " << d << (desc ? " descending" : "");
+            }
+}
+
 TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     const tc_device d = fake_device();
     tc_urejanje_plan p;
@@ -762,6 +853,23 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 2 * 3 * 4097 + 8 * 6 * 256));
     EXPECT_LE(p.launch.scratch_bytes, size_t(4 * 2 * 3 * 4097 + 8 * 6 * 256 + (1 << 16)));
     EXPECT_DOUBLE_EQ(p.launch.bytes_moved, 12.0 * 3 * 4097);  // a lower bound: read the keys, write the pairs
+    // integer keys alone from 3 x 2^25 keys an array: padded scratch (a pad of n / 65536 words and a
+    // line, in whole lines, a digit) and one launch more, the tiles' spans; pairs, float keys and
+    // the 256 block not
+    const int64_t padded = (int64_t(3) << 25) + 3, pad = (padded >> 16) & ~int64_t(31);
+    ASSERT_EQ(TC_OK, plan(radix, padded, 2, false, 512, &d, &p, 0, TC_UINT32));
+    EXPECT_EQ(p.launch.launches, 3 + 4);
+    EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 2 * (padded + 256 * pad) + 2 * 4 * 2 * p.radix_tiles));
+    const size_t with_pad = p.launch.scratch_bytes;
+    ASSERT_EQ(TC_OK, plan(radix, padded, 2, false, 512, &d, &p, 0, TC_FLOAT32));
+    EXPECT_EQ(p.launch.launches, 2 + 4);
+    EXPECT_LT(p.launch.scratch_bytes, with_pad);
+    ASSERT_EQ(TC_OK, plan(radix, padded, 2, true, 512, &d, &p, 0, TC_INT32));
+    EXPECT_EQ(p.launch.launches, 2 + 4);
+    ASSERT_EQ(TC_OK, plan(radix, padded, 2, false, 256, &d, &p, 0, TC_INT32));
+    EXPECT_EQ(p.launch.launches, 2 + 4);
+    ASSERT_EQ(TC_OK, plan(radix, padded - 4, 2, false, 512, &d, &p, 0, TC_INT32));
+    EXPECT_EQ(p.launch.launches, 2 + 4);
     // the plan's block: 256 x 16 below one 512 x 16 tile for every SM, 512 x 16 from there
     const int64_t big = int64_t(d.multiprocessors) * 8192;
     ASSERT_EQ(TC_OK, plan(radix, big - 1, 1, true, 0, &d, &p));
@@ -795,7 +903,7 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
                 holds = holds && (dev.profile[0] != 0 ? tc::blocks_per_sm(dev, 384, tc::kernel_registers(f), 0)
                                                       : tc::resident_blocks(dev, 384, f)) >= 3;
             }
-        EXPECT_EQ(found, 2);
+        EXPECT_EQ(found, 3);  // (integer, float32, and the integer kernel of padded scratch)
         return holds;
     };
     const int keys_past_l2 = holds_384(d) ? 384 : 512;

@@ -236,12 +236,12 @@ bool sm_holds(bool pairs, const tc_device &dev) {
     const int want = S::blocks(pairs);
     // (the float32 and the integer kernel alike, whichever the request runs; without a GPU
     // resident_blocks counts threads alone. An emulated device: the kernel's registers, that storage)
-    const auto holds = [&](bool float32) {
-        const void *kernel = reinterpret_cast<const void *>(radix_pass_kernel<S>(pairs, float32));
+    const auto holds = [&](bool float32, bool padded = false) {
+        const void *kernel = reinterpret_cast<const void *>(radix_pass_kernel<S>(pairs, float32, padded));
         if (dev.profile[0] != 0) return tc::blocks_per_sm(dev, S::kThreads, tc::kernel_registers(kernel), shared) >= want;
         return tc::resident_blocks(dev, S::kThreads, kernel) >= want;
     };
-    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && holds(true) && holds(false);
+    return tc::blocks_per_sm(dev, S::kThreads, 0, shared) >= want && holds(true) && holds(false) && (pairs || holds(false, true));
 }
 int radix_pass_threads(int64_t n, int64_t items, bool pairs, const tc_device &dev) {
     const auto long_array = [&](int tile) { return n >= int64_t(dev.multiprocessors) * tile; };

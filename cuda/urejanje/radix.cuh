@@ -24,6 +24,8 @@ namespace {
 //                    counts and looks back over the tiles before it for theirs (tile_state.cuh, the protocol of
 //                    prefiks best's scan: one status word a tile and digit), then writes each key
 //                    (and value) to its place;
+//   radix_spans      (integer keys alone from 3 x 2^25 keys: scratch padded, radix_pad) each tile's
+//                    runs of scratch, from the digits of the pass before of its first and last key;
 //   radix_block      arrays of at most kRadixTile (4096) keys: one block sorts an array, every
 //                    pass in shared memory, one launch in all.
 // Passes ping-pong between one buffer in scratch and the caller's output (CUB's DoubleBuffer over
@@ -89,6 +91,26 @@ __device__ __forceinline__ uint32_t digit_of(uint32_t word, int pass) {
     return (word >> (pass * kDigitBits)) & uint32_t(kRadix - 1);
 }
 
+// Scratch's layout of a long array's keys (and values): the run of digit d sits pad x d words further
+// on than in the caller's buffers, so that where each digit's keys fill a power of two of bytes (n
+// near 2^27: 2 MiB) the 256 runs a pass writes at once do not lie a power of two apart in scratch
+// (BENCHMARKS: urejanje radix, keys near 2^27). pad: 1/65536 of the array and one line more, in
+// whole 128-byte lines (each run's place within a line unchanged; at a power-of-two n, not itself
+// a power of two, as 255 digits' runs are not). From 3 x 2^25 keys (runs 1.5 MiB apart and more):
+// below, the tiles that span two runs (key by key) cost more than the layout buys (H100: 2^25 keys
+// 3.5% slower, 2^26 0.8%); 0 there, and for pairs and float keys (pairs measured no such step;
+// their kernels spill with it).
+constexpr int64_t kPadFrom = int64_t(3) << 25;
+__host__ __device__ __forceinline__ uint32_t radix_pad(int64_t n, bool pads) {
+    return pads && n >= kPadFrom && n < (int64_t(1) << 31) ? (uint32_t(n >> 16) & ~31u) + 32u : 0u;  // (a padded array's places fit 32 bits)
+}
+// (nor the 256 block's tiles, which past 2^25 keys run only where a request names them, and whose
+// mid-size integer kernel spilled with it)
+__host__ __device__ __forceinline__ bool radix_pads(bool pairs, tc_dtype type, int threads) {
+    return !pairs && type != TC_FLOAT32 && threads != 256;
+}
+__host__ __device__ __forceinline__ int64_t padded_n(int64_t n, uint32_t pad) { return n + int64_t(kRadix) * pad; }
+
 // Where the sort reads and writes: the caller's buffers, and the output's ping-pong partner in scratch.
 struct RadixIo {
     const uint32_t *keys_in, *values_in;  // values_in null: each value is its key's index in its array
@@ -141,6 +163,7 @@ struct RadixState {
     uint32_t *bases;         // [batch][kPasses][kRadix] each digit's first place in its array
     uint32_t *passes;        // [batch] the passes each array runs (bit p: pass p)
     uint64_t *status;        // [batch * tiles][kRadix] the tiles' digit counts (tile_state.cuh words)
+    uint16_t *spans;         // [kPasses][batch * tiles] (padded scratch) the digits, in the pass before, of a tile's first and last key
     int64_t tiles;           // tiles a pass sorts in each array (a tile never spans two arrays)
     int64_t chunk, chunks;   // keys one histogram block counts; such chunks in each array
 };
@@ -436,13 +459,40 @@ struct PassBuffers {
     const uint32_t *keys_in, *values_in;
     uint32_t *keys_out, *values_out;
     bool first;  // the array's first pass: it reads the caller's keys
+    bool in_scratch, out_scratch;  // it reads (writes) scratch's keys and values
 };
 __device__ __forceinline__ PassBuffers pass_buffers(const RadixIo &io, uint32_t passes, int pass) {
     const int before = __popc(passes & ((1u << pass) - 1u)), last = __popc(passes) - 1;
     const bool to_out = ((last - before) & 1) == 0;
     return {before == 0 ? io.keys_in : to_out ? io.keys_tmp : io.keys_out,
             before == 0 ? io.values_in : to_out ? io.values_tmp : io.values_out, to_out ? io.keys_out : io.keys_tmp,
-            to_out ? io.values_out : io.values_tmp, before == 0};
+            to_out ? io.values_out : io.values_tmp, before == 0, before != 0 && to_out, !to_out};
+}
+
+// Each digit's first place in array b in the last pass that runs before `pass` (one does).
+__device__ __forceinline__ const uint32_t *bases_before(const RadixState &st, int64_t b, uint32_t passes, int pass) {
+    return st.bases + (b * kPasses + (31 - __clz(int(passes & ((1u << pass) - 1u))))) * kRadix;
+}
+
+// radix_spans (padded scratch, radix_pad): for each pass that reads scratch, the digits in the
+// pass before of each tile's first and last key (the runs of scratch its keys lie in), a thread a
+// tile and pass: where they differ the tile reads key by key (TileLoads::spanned).
+__global__ void __launch_bounds__(kRadixThreads) radix_spans(RadixIo io, RadixState st, int tile) {
+    const int64_t tiles = io.batch * st.tiles, at = int64_t(blockIdx.x) * kRadixThreads + threadIdx.x;
+    if (at >= kPasses * tiles) return;
+    const int pass = int(at / tiles);
+    const int64_t g = at - pass * tiles, b = g / st.tiles, t = g - b * st.tiles;
+    const uint32_t passes = st.passes[b];
+    if (!((passes >> pass) & 1u) || !pass_buffers(io, passes, pass).in_scratch) return;  // (no tile reads it)
+    const uint32_t *run_first = bases_before(st, b, passes, pass);
+    const auto digit_at = [&](uint32_t p) {  // the last digit whose run starts at or before p
+        int lo = 0;
+        for (int step = kRadix / 2; step > 0; step /= 2)
+            if (__ldg(run_first + lo + step) <= p) lo += step;
+        return uint32_t(lo);
+    };
+    const int64_t first = t * tile, last = (first + tile < io.n ? first + tile : io.n) - 1;
+    st.spans[at] = uint16_t(digit_at(uint32_t(first)) | digit_at(uint32_t(last)) << 8);
 }
 
 // A tile's loads in radix_pass: the keys from global memory as the tile starts, the values after
@@ -452,38 +502,60 @@ __device__ __forceinline__ PassBuffers pass_buffers(const RadixIo &io, uint32_t 
 template <bool PAIRS, class S>
 struct TileLoads {
     const uint32_t *tile_keys, *values_in;  // this thread's first key; the pass's values (null: each its key's index)
-    int64_t at, first;                      // the tile's first key: in all, in its array
+    int64_t at, first;                      // the tile's first key: in all (scratch: its word), in its array
+    // a tile of padded scratch whose keys span runs of more than one digit of the pass before (at
+    // most 255 tiles an array a pass): each key's place from those digits' first places (else null)
+    const uint32_t *run_first;
+    const uint32_t *run_keys, *run_values;  // the array's first key and value in scratch
+    uint32_t pad, digit, last_digit;
     uint32_t value[PAIRS ? S::kItems : 1];
 
     __device__ __forceinline__ TileLoads(const PassBuffers &in, int64_t at, int64_t first)
-        : tile_keys(in.keys_in + at + item_at<S>(0)), values_in(in.values_in), at(at), first(first) {}
+        : tile_keys(in.keys_in + at + item_at<S>(0)), values_in(in.values_in), at(at), first(first), run_first(nullptr) {}
+    // item i's word in its buffer, the tile spanning runs (see above): only in a short tile's path
+    __device__ __forceinline__ uint32_t spanned(int i) const {
+        const uint32_t p = uint32_t(first) + uint32_t(item_at<S>(i));
+        uint32_t d = digit;
+        while (d < last_digit && __ldg(run_first + d + 1) <= p) ++d;
+        return p + pad * d;
+    }
     // (a pass never writes the buffer it reads: the read-only path)
-    __device__ __forceinline__ uint32_t key(int i) const { return __ldg(tile_keys + 32 * i); }
+    template <bool WHOLE>
+    __device__ __forceinline__ uint32_t key(int i) const {
+        if constexpr (!WHOLE)
+            if (run_first) return __ldg(run_keys + spanned(i));
+        return __ldg(tile_keys + 32 * i);
+    }
     template <bool WHOLE>
     __device__ __forceinline__ void load_values(int count) {
         if constexpr (PAIRS) {
             const uint32_t *tile_values = values_in ? values_in + at + item_at<S>(0) : nullptr;
 #pragma unroll
-            for (int i = 0; i < S::kItems; ++i)
-                value[i] = !WHOLE && item_at<S>(i) >= count ? 0u : tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
+            for (int i = 0; i < S::kItems; ++i) {
+                if (!WHOLE && item_at<S>(i) >= count) value[i] = 0u;
+                else if (!WHOLE && run_first) value[i] = __ldg(run_values + spanned(i));
+                else value[i] = tile_values ? __ldg(tile_values + 32 * i) : uint32_t(first + item_at<S>(i));
+            }
         }
     }
     __device__ __forceinline__ uint32_t value_of(int i) const { return value[i]; }
 };
 
 // One tile of radix_pass (its steps 1 to 5, below), its keys and values from `loads`; WHOLE: the tile has S::kTile keys.
+// pad_out: the pass writes padded scratch (radix_pad), else 0.
 template <bool PAIRS, class S, bool FLOAT, bool WHOLE, bool CANON, bool DIRECT>
 __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &st, int pass, PassStorage<PAIRS, S, DIRECT> &s, int64_t g,
-                                          int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads) {
+                                          int64_t b, int64_t t, uint32_t *keys_out, uint32_t *values_out, TileLoads<PAIRS, S> &loads,
+                                          uint32_t pad_out) {
     const int64_t first = t * S::kTile;  // the tile's first key in its array
-    const int count = WHOLE ? S::kTile : int(io.n - first);
+    const int count = WHOLE ? S::kTile : int(io.n - first < S::kTile ? io.n - first : S::kTile);
     const KeyWords<FLOAT, CANON> kw(io);
     static_assert(!(DIRECT && PAIRS), "a direct scatter holds no ranks for the values");
 
     // 1. the keys, every load in flight before the first digit
     uint32_t key[S::kItems];
 #pragma unroll
-    for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? loads.key(i) : 0u;
+    for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? loads.template key<WHOLE>(i) : 0u;
     // each digit's first place in the array, loaded with the keys (not after the ranking, where its
     // load sat before the barrier, its address spilled)
     uint32_t base_of[S::kBins];
@@ -519,7 +591,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         const int bin = threadIdx.x * S::kBins + k;
-        if (S::owns(k)) s.bin_start[bin] = base_of[k] - first_of[k];  // (mod 2^32)
+        if (S::owns(k)) s.bin_start[bin] = base_of[k] - first_of[k] + pad_out * uint32_t(bin);  // (mod 2^32)
     }
     if constexpr (!DIRECT) {
         __syncthreads();  // the ranking's counters read: their words take the keys
@@ -549,10 +621,12 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     if (threadIdx.x == 0) done = st.epoch->count_done();
 
     // 5. the keys out, then the values. A place past the array's end (counts that scratch did not
-    // hold zeroed) is written at the array's last slot, which then holds a wrong key, so the check
-    // fails; nothing is written outside the array (a clamp: a branch cost more than the address)
-    const uint32_t last_place = uint32_t(io.n - 1);  // (radix: n < 2^32)
-    uint32_t *out = keys_out + b * io.n;
+    // hold zeroed) is written at the array's last slot (padded scratch: its last word, unread), so
+    // that a key goes missing and the check fails; nothing is written outside the array (a clamp:
+    // a branch cost more than the address)
+    const int64_t array_words = padded_n(io.n, pad_out);
+    const uint32_t last_place = uint32_t(array_words - 1);  // (radix: n < 2^32, and then its padded length too)
+    uint32_t *out = keys_out + b * array_words;
     asm("" : "+l"(out));  // (the array's offset added once, not folded into every store's 64-bit address)
 #pragma unroll
     for (int u = 0; u < S::kItems; ++u) {
@@ -570,7 +644,7 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
         for (int i = 0; i < S::kItems; ++i)
             if (WHOLE || item_at<S>(i) < count) s.u.sorted[rank.get(i)] = loads.value_of(i);
         __syncthreads();
-        uint32_t *vout = values_out + b * io.n;
+        uint32_t *vout = values_out + b * array_words;
         asm("" : "+l"(vout));
 #pragma unroll
         for (int u = 0; u < S::kItems; ++u) {
@@ -602,7 +676,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 // needed). Every block counts itself done (tile::Epoch's counted rule), skipping or not, so each
 // launch moves the epoch on once. Its registers are bounded for S::blocks(PAIRS) blocks an SM (where
 // the architecture's SM holds so many threads: an sm_75 SM two of 384).
-template <bool PAIRS, class S, bool FLOAT>
+// PAD: the kernel of padded scratch (radix_pad), its own, so that the others carry none of its code.
+template <bool PAIRS, class S, bool FLOAT, bool PAD = false>
 __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::blocks(PAIRS)))
     radix_pass(RadixIo io, RadixState st, int pass) {
     constexpr bool kDirect = direct_scatter<PAIRS, S>();
@@ -616,23 +691,40 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
     }
     if (threadIdx.x == 0) s.run = st.epoch->read_counted();
     const PassBuffers buf = pass_buffers(io, passes, pass);
-    TileLoads<PAIRS, S> loads(buf, b * io.n + t * S::kTile, t * S::kTile);
+    // padded scratch (radix_pad): the tile's first key's word from its digit in the pass before;
+    // a tile whose keys span more than one such digit takes the short tiles' path, key by key
+    static_assert(!PAD || (!PAIRS && !FLOAT), "padded scratch: integer keys alone");
+    const uint32_t pad = PAD ? radix_pad(io.n, true) : 0u, pad_out = buf.out_scratch ? pad : 0u;
+    const uint32_t span = PAD && buf.in_scratch ? st.spans[int64_t(pass) * gridDim.x + g] : 0u;
+    const int64_t array_at = b * padded_n(io.n, buf.in_scratch ? pad : 0u);
+    TileLoads<PAIRS, S> loads(buf, array_at + t * S::kTile + int64_t(pad) * (span & 0xffu), t * S::kTile);
+    if (PAD && (span & 0xffu) != (span >> 8)) {
+        loads.run_first = bases_before(st, b, passes, pass);
+        loads.run_keys = buf.keys_in + array_at;
+        loads.run_values = buf.values_in + array_at;
+        loads.pad = pad;
+        loads.digit = span & 0xffu;
+        loads.last_digit = span >> 8;
+    }
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
     // against the array's end; float keys after the first pass skip the NaN test (KeyWords)
-    const bool whole = (t + 1) * S::kTile <= io.n;
+    const bool whole = (t + 1) * S::kTile <= io.n && loads.run_first == nullptr;
     if (FLOAT && !buf.first) {
-        if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
-        else sort_tile<PAIRS, S, FLOAT, false, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads, pad_out);
+        else sort_tile<PAIRS, S, FLOAT, false, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads, pad_out);
     } else if (whole) {
-        sort_tile<PAIRS, S, FLOAT, true, false, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        sort_tile<PAIRS, S, FLOAT, true, false, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads, pad_out);
     } else {
-        sort_tile<PAIRS, S, FLOAT, false, false, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads);
+        sort_tile<PAIRS, S, FLOAT, false, false, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads, pad_out);
     }
 }
 
-// The pass kernel of shape S for keys alone or pairs, float32 keys or integer ones.
+// The pass kernel of shape S for keys alone or pairs, float32 keys or integer ones; padded: its
+// scratch padded (radix_pad: integer keys alone, not the 256 block).
 template <class S>
-auto radix_pass_kernel(bool pairs, bool float32) {
+auto radix_pass_kernel(bool pairs, bool float32, bool padded = false) {
+    if constexpr (S::kThreads != 256)
+        if (padded && !pairs && !float32) return radix_pass<false, S, false, true>;
     return pairs ? (float32 ? radix_pass<true, S, true> : radix_pass<true, S, false>)
                  : (float32 ? radix_pass<false, S, true> : radix_pass<false, S, false>);
 }
@@ -709,12 +801,12 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
 // Scratch: the epoch, counts, bases, passes, status words, then the ping-pong keys and values
 // (each 256-byte aligned). Arrays of one tile (tiles 0) need none.
 struct RadixScratch {
-    size_t counts, bases, passes, status, keys, values, total;
+    size_t counts, bases, passes, status, keys, values, spans, total;
 };
 inline RadixScratch radix_scratch(const tc_urejanje_plan &p) {
     RadixScratch s{};
     if (p.radix_tiles == 0) return s;
-    const size_t items = size_t(p.launch.items), digits = size_t(p.batch) * kPasses * kRadix;
+    const size_t digits = size_t(p.batch) * kPasses * kRadix;
     size_t at = 256;  // (the epoch word)
     const auto take = [&at](size_t bytes) {
         const size_t here = at;
@@ -725,8 +817,11 @@ inline RadixScratch radix_scratch(const tc_urejanje_plan &p) {
     s.bases = take(4 * digits);
     s.passes = take(4 * size_t(p.batch));
     s.status = take(8 * size_t(p.batch) * size_t(p.radix_tiles) * kRadix);
-    s.keys = take(4 * items);
-    if (p.pairs) s.values = take(4 * items);
+    const uint32_t pad = radix_pad(p.launch.n, radix_pads(p.pairs != 0, p.type, p.launch.threads));
+    const size_t words = size_t(p.batch) * size_t(padded_n(p.launch.n, pad));  // (padded: radix_pad)
+    s.keys = take(4 * words);
+    if (p.pairs) s.values = take(4 * words);
+    if (pad) s.spans = take(2 * size_t(kPasses) * size_t(p.batch) * size_t(p.radix_tiles));
     s.total = at;
     return s;
 }
@@ -775,6 +870,7 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
         st.bases = reinterpret_cast<uint32_t *>(scratch + at.bases);
         st.passes = reinterpret_cast<uint32_t *>(scratch + at.passes);
         st.status = reinterpret_cast<uint64_t *>(scratch + at.status);
+        st.spans = at.spans ? reinterpret_cast<uint16_t *>(scratch + at.spans) : nullptr;
         io.keys_tmp = reinterpret_cast<uint32_t *>(scratch + at.keys);
         io.values_tmp = p.pairs ? reinterpret_cast<uint32_t *>(scratch + at.values) : nullptr;
     }
@@ -783,9 +879,13 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
     const unsigned counting = unsigned(p.batch * st.chunks), arrays = unsigned(p.batch), tiles = unsigned(p.batch * st.tiles);
     TC_COUNTED_LAUNCH(L.next(counting, false), radix_histogram<<<counting, kRadixThreads, 0, s>>>(io, st));
     TC_COUNTED_LAUNCH(L.next(arrays, false), radix_scan<<<arrays, kRadixThreads, 0, s>>>(io, st, aliased));
+    if (at.spans) {
+        const unsigned spans = unsigned(tc::ceil_div(int64_t(kPasses) * p.batch * st.tiles, kRadixThreads));
+        TC_COUNTED_LAUNCH(L.next(spans, false), radix_spans<<<spans, kRadixThreads, 0, s>>>(io, st, tile));
+    }
     return with_pass_shape(p.launch.threads, [&](auto shape) -> tc_status {
         using S = typename decltype(shape)::type;
-        const auto kernel = radix_pass_kernel<S>(p.pairs != 0, p.type == TC_FLOAT32);
+        const auto kernel = radix_pass_kernel<S>(p.pairs != 0, p.type == TC_FLOAT32, at.spans != 0);
         for (int pass = 0; pass < kPasses; ++pass)
             TC_COUNTED_LAUNCH(L.next(tiles), kernel<<<tiles, S::kThreads, 0, s>>>(io, st, pass));
         return TC_OK;
@@ -795,15 +895,18 @@ inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p,
 #define TC_RADIX_KERNELS                                                                                          \
     tc::kernel("radix_block<keys>", radix_block<false>), tc::kernel("radix_block<pairs>", radix_block<true>),     \
         tc::kernel("radix_histogram", radix_histogram), tc::kernel("radix_scan", radix_scan),                     \
+        tc::kernel("radix_spans", radix_spans),                                                                   \
         tc::kernel("radix_pass<keys,256x16,int>", radix_pass<false, PassShape256, false>),                        \
         tc::kernel("radix_pass<keys,256x16,float32>", radix_pass<false, PassShape256, true>),                     \
         tc::kernel("radix_pass<pairs,256x16,int>", radix_pass<true, PassShape256, false>),                        \
         tc::kernel("radix_pass<pairs,256x16,float32>", radix_pass<true, PassShape256, true>),                     \
         tc::kernel("radix_pass<keys,384x20,int>", radix_pass<false, PassShape384, false>),                        \
+        tc::kernel("radix_pass<keys,384x20,int,padded>", radix_pass<false, PassShape384, false, true>),            \
         tc::kernel("radix_pass<keys,384x20,float32>", radix_pass<false, PassShape384, true>),                     \
         tc::kernel("radix_pass<pairs,384x20,int>", radix_pass<true, PassShape384, false>),                        \
         tc::kernel("radix_pass<pairs,384x20,float32>", radix_pass<true, PassShape384, true>),                     \
         tc::kernel("radix_pass<keys,512x16,int>", radix_pass<false, PassShape512, false>),                        \
+        tc::kernel("radix_pass<keys,512x16,int,padded>", radix_pass<false, PassShape512, false, true>),            \
         tc::kernel("radix_pass<keys,512x16,float32>", radix_pass<false, PassShape512, true>),                     \
         tc::kernel("radix_pass<pairs,512x16,int>", radix_pass<true, PassShape512, false>),                        \
         tc::kernel("radix_pass<pairs,512x16,float32>", radix_pass<true, PassShape512, true>)
