@@ -122,6 +122,15 @@ uint32_t key_out(uint32_t bits, tc_dtype t) {
 // against the CPU's stable sort (both are stable with -0.0 == +0.0).
 bool exact(const tc_urejanje_plan &p) { return p.radix != 0 || p.rank != 0; }
 
+// The bytes padded scratch adds to the plan of integer keys alone p (radix_pad): each array's keys
+// 256 x pad words more (pad: n / 65536 in whole lines, and a line), and two bytes a tile and pass,
+// the tiles' spans. The same plan for float32 keys (same tiles, not padded) takes exactly this less.
+size_t padded_extra(const tc_urejanje_plan &p) {
+    const auto lines = [](int64_t bytes) { return size_t((bytes + 255) / 256 * 256); };
+    const int64_t n = p.launch.n, pad = ((n >> 16) & ~int64_t(31)) + 32;
+    return lines(4 * p.batch * (n + 256 * pad)) - lines(4 * p.batch * n) + lines(2 * 4 * p.batch * p.radix_tiles);
+}
+
 // The CPU's stable sort of an array's keys by order_key (descending: its greatest first), as the
 // indices of the keys in sorted order: std::stable_sort's comparison sort, and past 2^22 keys (the
 // padded scratch's 10^8, which took the comparison sort half a minute an array) a counting sort of
@@ -638,7 +647,11 @@ TEST(Urejanje, RadixPaddedScratch) {
         // (the 256 block does not pad: a device whose SM holds neither larger block, or an emulated one)
         const bool pads = p.launch.threads != 256;
         EXPECT_EQ(p.launch.launches, pads ? 3 + 4 : 2 + 4) << "histogram, scan, the spans where padded, four passes";
-        if (pads) EXPECT_GE(p.launch.scratch_bytes, size_t(4 * (n + 256 * ((n >> 16) & ~int64_t(31)))));
+        if (pads) {
+            tc_urejanje_plan unpadded;
+            ASSERT_EQ(TC_OK, plan(radix, n, 1, false, p.launch.threads, &d, &unpadded, 0, TC_FLOAT32));
+            EXPECT_EQ(p.launch.scratch_bytes - unpadded.launch.scratch_bytes, padded_extra(p)) << "padded scratch's bytes";
+        }
         for (int k = 0; k < 11; ++k) {
             Case c{radix, n};
             c.type = k == 1 ? TC_INT32 : TC_UINT32;
@@ -856,14 +869,14 @@ TEST(Urejanje, PlanRefusesBadArgumentsWithoutGPU) {
     // integer keys alone from 3 x 2^25 keys an array: padded scratch (a pad of n / 65536 words and a
     // line, in whole lines, a digit) and one launch more, the tiles' spans; pairs, float keys and
     // the 256 block not
-    const int64_t padded = (int64_t(3) << 25) + 3, pad = (padded >> 16) & ~int64_t(31);
+    const int64_t padded = (int64_t(3) << 25) + 3;
     ASSERT_EQ(TC_OK, plan(radix, padded, 2, false, 512, &d, &p, 0, TC_UINT32));
     EXPECT_EQ(p.launch.launches, 3 + 4);
-    EXPECT_GE(p.launch.scratch_bytes, size_t(4 * 2 * (padded + 256 * pad) + 2 * 4 * 2 * p.radix_tiles));
-    const size_t with_pad = p.launch.scratch_bytes;
+    const tc_urejanje_plan with_pad = p;
     ASSERT_EQ(TC_OK, plan(radix, padded, 2, false, 512, &d, &p, 0, TC_FLOAT32));
     EXPECT_EQ(p.launch.launches, 2 + 4);
-    EXPECT_LT(p.launch.scratch_bytes, with_pad);
+    EXPECT_EQ(p.radix_tiles, with_pad.radix_tiles);
+    EXPECT_EQ(with_pad.launch.scratch_bytes - p.launch.scratch_bytes, padded_extra(with_pad)) << "padded scratch's bytes";
     ASSERT_EQ(TC_OK, plan(radix, padded, 2, true, 512, &d, &p, 0, TC_INT32));
     EXPECT_EQ(p.launch.launches, 2 + 4);
     ASSERT_EQ(TC_OK, plan(radix, padded, 2, false, 256, &d, &p, 0, TC_INT32));

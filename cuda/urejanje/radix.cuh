@@ -19,13 +19,13 @@ namespace {
 //   radix_scan       turns each pass's counts into each digit's first place (an exclusive scan),
 //                    and marks the passes whose digit is the same for every key: they move
 //                    nothing, and are skipped;
+//   radix_spans      (integer keys alone from 3 x 2^25 keys: scratch padded, radix_pad) each tile's
+//                    runs of scratch, from the digits of the pass before of its first and last key;
 //   radix_pass       one launch a pass: a tile ranks its keys by digit in shared memory (warps
 //                    find their lanes of equal digits by a ballot a bit), publishes its digit
 //                    counts and looks back over the tiles before it for theirs (tile_state.cuh, the protocol of
 //                    prefiks best's scan: one status word a tile and digit), then writes each key
 //                    (and value) to its place;
-//   radix_spans      (integer keys alone from 3 x 2^25 keys: scratch padded, radix_pad) each tile's
-//                    runs of scratch, from the digits of the pass before of its first and last key;
 //   radix_block      arrays of at most kRadixTile (4096) keys: one block sorts an array, every
 //                    pass in shared memory, one launch in all.
 // Passes ping-pong between one buffer in scratch and the caller's output (CUB's DoubleBuffer over
@@ -97,15 +97,15 @@ __device__ __forceinline__ uint32_t digit_of(uint32_t word, int pass) {
 // (BENCHMARKS: urejanje radix, keys near 2^27). pad: 1/65536 of the array and one line more, in
 // whole 128-byte lines (each run's place within a line unchanged; at a power-of-two n, not itself
 // a power of two, as 255 digits' runs are not). From 3 x 2^25 keys (runs 1.5 MiB apart and more):
-// below, the tiles that span two runs (key by key) cost more than the layout buys (H100: 2^25 keys
-// 3.5% slower, 2^26 0.8%); 0 there, and for pairs and float keys (pairs measured no such step;
-// their kernels spill with it).
+// below, the tiles that span two runs (key by key) cost more than the layout buys (BENCHMARKS has
+// the figures, and the H200's, where padding costs a little everywhere); 0 there, and for pairs
+// and float keys (pairs measured no such step; their kernels spill with it).
 constexpr int64_t kPadFrom = int64_t(3) << 25;
 __host__ __device__ __forceinline__ uint32_t radix_pad(int64_t n, bool pads) {
     return pads && n >= kPadFrom && n < (int64_t(1) << 31) ? (uint32_t(n >> 16) & ~31u) + 32u : 0u;  // (a padded array's places fit 32 bits)
 }
-// (nor the 256 block's tiles, which past 2^25 keys run only where a request names them, and whose
-// mid-size integer kernel spilled with it)
+// (nor the 256 block's tiles: past 2^25 keys the plan takes them where an SM holds neither larger
+// block, a T4's for one, or where a request names them; their mid-size integer kernel spilled with it)
 __host__ __device__ __forceinline__ bool radix_pads(bool pairs, tc_dtype type, int threads) {
     return !pairs && type != TC_FLOAT32 && threads != 256;
 }
@@ -799,7 +799,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
 // ---- the launches ---------------------------------------------------------------------------
 
 // Scratch: the epoch, counts, bases, passes, status words, then the ping-pong keys and values
-// (each 256-byte aligned). Arrays of one tile (tiles 0) need none.
+// (padded: radix_pad) and, where padded, the tiles' spans (each 256-byte aligned). Arrays of one
+// tile (tiles 0) need none.
 struct RadixScratch {
     size_t counts, bases, passes, status, keys, values, spans, total;
 };
@@ -848,8 +849,8 @@ inline int pass_tile(int threads) {
 }
 
 // Every launch of a radix sort, counted through L (the plan's dry run) or made: the block sort
-// (arrays of one tile), or the histogram, the scan and one launch a pass. block_grid: the block
-// sort's grid (the plan's).
+// (arrays of one tile), or the histogram, the scan, the spans where scratch is padded, and one
+// launch a pass. block_grid: the block sort's grid (the plan's).
 inline tc_status radix_launches(tc::LaunchCounter &L, const tc_urejanje_plan &p, RadixIo io, unsigned char *scratch,
                                 unsigned block_grid, cudaStream_t s) {
     if (p.radix_tiles == 0) {
