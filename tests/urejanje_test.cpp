@@ -630,7 +630,9 @@ TEST(Urejanje, RadixPassSets) {
 // in the low byte (the second pass's first tile spans 256 runs), the last key alone in the last
 // digit (the last, short tile spans two), in place, three passes (the first writes the output,
 // the second scratch) alone and in place (a pass added), a batch of two whose arrays run four
-// passes and three, and the 512 block (and the 256, which does not pad).
+// passes and three, the 512 block (and the 256, which does not pad) and the 384 where the device
+// holds it, low bytes of three values only (tiles span runs across empty digits), and uniform
+// int32 keys descending with their extremes.
 TEST(Urejanje, RadixPaddedScratch) {
     REQUIRE_GPU();
     const int radix = find("radix");
@@ -652,15 +654,19 @@ TEST(Urejanje, RadixPaddedScratch) {
             ASSERT_EQ(TC_OK, plan(radix, n, 1, false, p.launch.threads, &d, &unpadded, 0, TC_FLOAT32));
             EXPECT_EQ(p.launch.scratch_bytes - unpadded.launch.scratch_bytes, padded_extra(p)) << "padded scratch's bytes";
         }
-        for (int k = 0; k < 11; ++k) {
+        tc_urejanje_plan at_384;
+        const bool holds_384 = plan(radix, n, 1, false, 384, &d, &at_384, 0, TC_UINT32) == TC_OK;
+        for (int k = 0; k < 13; ++k) {
             Case c{radix, n};
-            c.type = k == 1 ? TC_INT32 : TC_UINT32;
-            c.descending = k == 1;
+            c.type = k == 1 || k == 12 ? TC_INT32 : TC_UINT32;
+            c.descending = k == 1 || k == 12;
             c.in_place = k == 4 || k == 6;
             c.batch = k == 7 ? 2 : 1;
-            c.threads = k == 8 ? 256 : k == 9 ? 512 : 0;
+            c.threads = k == 8 ? 256 : k == 9 ? 512 : k == 10 && holds_384 ? 384 : 0;
             std::vector<uint32_t> keys = make_keys(n * c.batch, c.type, k == 1 ? FEW : UNIFORM, ++seed);
-            if (k == 0 || k == 8 || k == 9) add_specials(keys, c.type, 101, seed);
+            if (k == 0 || k == 8 || k == 9 || k == 12) add_specials(keys, c.type, 101, seed);
+            if (k == 11)
+                for (uint32_t &x : keys) x = (x & ~0xffu) | (x % 3 == 0 ? 0u : x % 3 == 1 ? 0x80u : 0xffu);
             if (k == 2)
                 for (int64_t i = 0; i < n; ++i) keys[i] = (keys[i] & ~0xffu) | uint32_t(i < 255 ? i : 255);
             if (k == 3)
