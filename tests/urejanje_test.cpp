@@ -9,8 +9,11 @@
 #include "util.h"
 #include "tecaj/urejanje.h"
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
+#include <thread>
+#include <utility>
 
 using namespace tctest;
 
@@ -134,7 +137,8 @@ size_t padded_extra(const tc_urejanje_plan &p) {
 // The CPU's stable sort of an array's keys by order_key (descending: its greatest first), as the
 // indices of the keys in sorted order: std::stable_sort's comparison sort, and past 2^22 keys (the
 // padded scratch's 10^8, which took the comparison sort half a minute an array) a counting sort of
-// the order words' four bytes, least significant first, each pass stable.
+// the order words' four bytes, least significant first, each pass stable and shared by the host's
+// threads: each counts and moves its own slice, its keys of a digit after the slices' before it.
 std::vector<uint32_t> stable_order(const uint32_t *kb, int64_t n, tc_dtype t, bool descending) {
     std::vector<uint32_t> idx(static_cast<size_t>(n));
     std::iota(idx.begin(), idx.end(), 0u);
@@ -145,17 +149,35 @@ std::vector<uint32_t> stable_order(const uint32_t *kb, int64_t n, tc_dtype t, bo
         });
         return idx;
     }
+    const int slices = int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    const auto each_slice = [&](auto &&f) {  // f(first, end) over each slice, one thread a slice
+        std::vector<std::thread> threads;
+        for (int k = 0; k < slices; ++k) threads.emplace_back(f, k, n * k / slices, n * (k + 1) / slices);
+        for (auto &th : threads) th.join();
+    };
     // each key's order word over its index, so that a pass reads in order (a third of the time)
     std::vector<uint64_t> item(idx.size()), moved(idx.size());
-    for (int64_t i = 0; i < n; ++i) item[i] = uint64_t(order_key(kb[i], t) ^ (descending ? 0xffffffffu : 0u)) << 32 | uint64_t(i);
+    each_slice([&](int, int64_t first, int64_t end) {
+        for (int64_t i = first; i < end; ++i)
+            item[i] = uint64_t(order_key(kb[i], t) ^ (descending ? 0xffffffffu : 0u)) << 32 | uint64_t(i);
+    });
+    std::vector<std::array<int64_t, 256>> start(static_cast<size_t>(slices));
     for (int shift = 32; shift < 64; shift += 8) {
-        std::vector<int64_t> start(257, 0);
-        for (int64_t i = 0; i < n; ++i) ++start[((item[i] >> shift) & 0xffu) + 1];
-        std::partial_sum(start.begin(), start.end(), start.begin());
-        for (int64_t i = 0; i < n; ++i) moved[start[(item[i] >> shift) & 0xffu]++] = item[i];
+        each_slice([&](int k, int64_t first, int64_t end) {
+            start[k].fill(0);
+            for (int64_t i = first; i < end; ++i) ++start[k][(item[i] >> shift) & 0xffu];
+        });
+        int64_t at = 0;
+        for (int digit = 0; digit < 256; ++digit)
+            for (int k = 0; k < slices; ++k) at += std::exchange(start[k][digit], at);
+        each_slice([&](int k, int64_t first, int64_t end) {
+            for (int64_t i = first; i < end; ++i) moved[start[k][(item[i] >> shift) & 0xffu]++] = item[i];
+        });
         item.swap(moved);
     }
-    for (int64_t i = 0; i < n; ++i) idx[i] = uint32_t(item[i]);
+    each_slice([&](int, int64_t first, int64_t end) {
+        for (int64_t i = first; i < end; ++i) idx[i] = uint32_t(item[i]);
+    });
     return idx;
 }
 
