@@ -150,7 +150,7 @@ std::vector<uint32_t> stable_order(const uint32_t *kb, int64_t n, tc_dtype t, bo
         return idx;
     }
     const int slices = int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    const auto each_slice = [&](auto &&f) {  // f(first, end) over each slice, one thread a slice
+    const auto each_slice = [&](auto &&f) {  // f(slice, first, end) for each slice, one thread a slice
         std::vector<std::thread> threads;
         for (int k = 0; k < slices; ++k) threads.emplace_back(f, k, n * k / slices, n * (k + 1) / slices);
         for (auto &th : threads) th.join();
