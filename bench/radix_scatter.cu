@@ -7,7 +7,9 @@
 // scatter rate implies: one read of the keys (the histogram), then ceil(32 / W) passes. It is not a
 // floor under the sorts' passes: on the H100 CUB's, which the look-back keeps close to tile order,
 // ran faster than it at 2 blocks an SM and at 4 (BENCHMARKS, the radix section); it shows what the
-// digit width does to the writes.
+// digit width does to the writes. Its second line a row asks what the writes' concurrency does:
+// the scatter at one block an SM, and at two with each tile waiting between its loads and its
+// stores (a pass's ranking and look-back, modelled as time), so that fewer tiles write at once.
 //   bash gpu-bundle/run.sh bench
 #include <algorithm>
 
@@ -80,10 +82,10 @@ __global__ void tile_bases(const uint32_t *prefix, const uint32_t *starts, uint3
 }
 
 // The pass's traffic: a block's tile in (keys, and values with PAIRS), each key out at its run's
-// place (SCATTER) or its own index.
+// place (SCATTER) or its own index, delay_ns after the tile's loads were issued.
 template <int W, bool PAIRS, bool SCATTER>
 __global__ void __launch_bounds__(kThreads) pass(const uint32_t *keys, const uint32_t *values, const uint32_t *base,
-                                                 uint32_t *keys_out, uint32_t *values_out) {
+                                                 uint32_t *keys_out, uint32_t *values_out, uint32_t delay_ns) {
     constexpr int R = 1 << W;
     __shared__ uint32_t b[SCATTER ? R : 1];
     const int64_t t = blockIdx.x, first = t * kTile;
@@ -96,6 +98,14 @@ __global__ void __launch_bounds__(kThreads) pass(const uint32_t *keys, const uin
 #pragma unroll
         for (int i = 0; i < kItems; ++i) v[i] = __ldg(values + first + threadIdx.x + i * kThreads);
     __syncthreads();
+    if (delay_ns) {  // (the loads stay in flight: their values are first used by the stores)
+        uint64_t t0, now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        do {
+            __nanosleep(256);
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        } while (now - t0 < delay_ns);
+    }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
         const uint32_t j = threadIdx.x + i * kThreads, place = SCATTER ? b[k[i] & (R - 1)] + j : uint32_t(first) + j;
@@ -114,7 +124,7 @@ __global__ void __launch_bounds__(kThreads) read_all(const uint32_t *keys, uint3
 
 template <int W, bool PAIRS>
 void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32_t *values_out, uint32_t *scratch,
-         size_t per_sm, size_t reserved) {
+         const cudaDeviceProp &prop) {
     constexpr int R = 1 << W;
     const int64_t tiles = n / kTile;
     uint32_t *counts, *base, *totals;
@@ -136,19 +146,31 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
 
     const unsigned grid = unsigned(tiles);
     const auto scatter = pass<W, PAIRS, true>;
-    const float us = time_us([&] { scatter<<<grid, kThreads>>>(keys, values, base, keys_out, values_out); }, 10, 2);
-    // the same at 2 blocks an SM (radix_pass's), by a dynamic shared request that leaves room for no
-    // third: half an SM's shared memory less the block's own and the system's reserve
+    const float us = time_us([&] { scatter<<<grid, kThreads>>>(keys, values, base, keys_out, values_out, 0); }, 10, 2);
+    // the same at k blocks an SM (2: radix_pass's), by a dynamic shared request that leaves room for
+    // no more: an SM's shared memory / k less the block's own and the system's reserve
     cudaFuncAttributes attr;
     CK(cudaFuncGetAttributes(&attr, scatter));
-    const size_t dynamic = per_sm / 2 - attr.sharedSizeBytes - reserved;
-    CK(cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic)));
+    const auto dynamic = [&](int k) {
+        return std::min(prop.sharedMemPerMultiprocessor / k - prop.reservedSharedMemPerBlock,
+                        prop.sharedMemPerBlockOptin) - attr.sharedSizeBytes;
+    };
+    CK(cudaFuncSetAttribute(scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic(1))));
     CK(cudaFuncSetAttribute(scatter, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
-    int blocks2 = 0, blocks = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scatter, kThreads, 0));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks2, scatter, kThreads, dynamic));
-    const float us2 = time_us([&] { scatter<<<grid, kThreads, dynamic>>>(keys, values, base, keys_out, values_out); }, 10, 2);
-    const float ordered = time_us([&] { pass<W, PAIRS, false><<<grid, kThreads>>>(keys, values, base, keys_out, values_out); }, 10, 2);
+    const auto occupancy = [&](size_t dynamic) {
+        int blocks = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scatter, kThreads, dynamic));
+        return blocks;
+    };
+    const auto at = [&](int k, uint32_t delay_ns) {
+        return time_us([&] { scatter<<<grid, kThreads, dynamic(k)>>>(keys, values, base, keys_out, values_out, delay_ns); }, 10, 2);
+    };
+    const int blocks = occupancy(0), blocks2 = occupancy(dynamic(2)), blocks1 = occupancy(dynamic(1));
+    const float us2 = at(2, 0), us1 = at(1, 0);
+    const uint32_t waits[] = {2000, 4000, 8000};
+    float waited[3];
+    for (int i = 0; i < 3; ++i) waited[i] = at(2, waits[i]);
+    const float ordered = time_us([&] { pass<W, PAIRS, false><<<grid, kThreads>>>(keys, values, base, keys_out, values_out, 0); }, 10, 2);
     const size_t bytes = sizeof(uint32_t) * size_t(n) * (PAIRS ? 2 : 1);
     const float copy = time_us([&] { CK(cudaMemcpyAsync(keys_out, keys, bytes, cudaMemcpyDeviceToDevice)); }, 10, 2);
     const float hist = time_us([&] { read_all<<<grid, kThreads>>>(keys, scratch); }, 10, 2);
@@ -156,7 +178,7 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
 
     // the scatter's output, over poison: grouped by digit, the same keys (their sum)
     CK(cudaMemset(keys_out, 0xff, 4 * n));
-    scatter<<<grid, kThreads>>>(keys, values, base, keys_out, values_out);
+    scatter<<<grid, kThreads>>>(keys, values, base, keys_out, values_out, 0);
     std::vector<uint32_t> in(n), out(n);
     CK(cudaMemcpy(in.data(), keys, 4 * n, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(out.data(), keys_out, 4 * n, cudaMemcpyDeviceToHost));
@@ -175,6 +197,9 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
            PAIRS ? "pairs" : "keys", int(__builtin_ctzll(uint64_t(n))), W, double(kTile) / R, us, blocks, gb / us * 1e6,
            100.0 * copy / us, us2, blocks2, ordered, copy, hist, hist + passes * std::min(us, us2), passes,
            ok ? "ok" : "WRONG: not grouped by digit, or not the same keys");
+    printf("      the same scatter at %d block an SM %8.1f us; at %d, each tile waiting 2, 4 and 8 us between its loads and its "
+           "stores: %8.1f %8.1f %8.1f (%.0f waves of tiles at 2 an SM)\n",
+           blocks1, us1, blocks2, waited[0], waited[1], waited[2], double(tiles) / (2.0 * prop.multiProcessorCount));
     CK(cudaFree(counts));
     CK(cudaFree(base));
     CK(cudaFree(totals));
@@ -192,10 +217,10 @@ int main() {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("%s: a radix pass's memory traffic alone (tiles of %d keys, each already grouped by digit)\n", prop.name, kTile);
-    row<8, false>(most, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
-    row<11, false>(most, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
-    row<8, false>(most / 4, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
-    row<8, true>(most / 4, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
-    row<11, true>(most / 4, keys, values, keys_out, values_out, scratch, prop.sharedMemPerMultiprocessor, prop.reservedSharedMemPerBlock);
+    row<8, false>(most, keys, values, keys_out, values_out, scratch, prop);
+    row<11, false>(most, keys, values, keys_out, values_out, scratch, prop);
+    row<8, false>(most / 4, keys, values, keys_out, values_out, scratch, prop);
+    row<8, true>(most / 4, keys, values, keys_out, values_out, scratch, prop);
+    row<11, true>(most / 4, keys, values, keys_out, values_out, scratch, prop);
     return 0;
 }
