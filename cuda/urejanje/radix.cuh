@@ -1,6 +1,6 @@
 // urejanje radix: an LSD radix sort in the onesweep shape (Adinets & Merrill 2022; CUB's
 // DeviceRadixSort onesweep), beyond the lecture and beside its network. Included by plan.cu after
-// lecture.cuh and best.cuh.
+// lecture.cuh and before best.cuh (whose rank sort uses its order words and RadixIo).
 #pragma once
 #include "runtime/common.cuh"
 #include "toolbox/primitives.cuh"
@@ -19,8 +19,9 @@ namespace {
 //   radix_scan       turns each pass's counts into each digit's first place (an exclusive scan),
 //                    and marks the passes whose digit is the same for every key: they move
 //                    nothing, and are skipped;
-//   radix_spans      (integer keys alone from 3 x 2^25 keys: scratch padded, radix_pad) each tile's
-//                    runs of scratch, from the digits of the pass before of its first and last key;
+//   radix_spans      (integer keys alone, 384 or 512 block, 3 x 2^25 <= n < 2^31: scratch padded,
+//                    radix_pad) each tile's runs of scratch, from the digits of the pass before
+//                    of its first and last key;
 //   radix_pass       one launch a pass: a tile ranks its keys by digit in shared memory (warps
 //                    find their lanes of equal digits by a ballot a bit), publishes its digit
 //                    counts and looks back over the tiles before it for theirs (tile_state.cuh, the protocol of
@@ -64,7 +65,7 @@ constexpr int kRadixTile = BlockShape::kTile, kBinsPerThread = BlockShape::kBins
 // radix_pass's tiles, one a request's threads name (0: the plan's). A bigger tile scatters longer
 // runs of each digit and publishes fewer status words a key, at fewer blocks an SM:
 //   256: 16 keys a thread, bounded for 4 blocks an SM;
-//   384: CUB's sm_90 block, 20 keys a thread: bounded for 3 blocks an SM with keys alone (the
+//   384: CUB's sm_90 block size (CUB takes 19 keys a thread), 20 keys a thread: bounded for 3 blocks an SM with keys alone (the
 //        plan's past twice the L2), 2 with pairs;
 //   512: 16 keys a thread, bounded for 2 blocks an SM (the warps of 256's 4, tiles twice as long).
 using PassShape256 = RadixShape<256, 16, 4>;
@@ -99,16 +100,18 @@ __device__ __forceinline__ uint32_t digit_of(uint32_t word, int pass) {
 // a power of two, as 255 digits' runs are not). From 3 x 2^25 keys (runs 1.5 MiB apart and more):
 // below, the tiles that span two runs (key by key) cost more than the layout buys (BENCHMARKS has
 // the figures, and the H200's, where padding costs a little everywhere); 0 there, and for pairs
-// and float keys (pairs measured no such step; their kernels spill with it).
+// and float keys (pairs show no such step; float keys' kernels spill with it).
 constexpr int64_t kPadFrom = int64_t(3) << 25;
 __host__ __device__ __forceinline__ uint32_t radix_pad(int64_t n, bool pads) {
     return pads && n >= kPadFrom && n < (int64_t(1) << 31) ? (uint32_t(n >> 16) & ~31u) + 32u : 0u;  // (a padded array's places fit 32 bits)
 }
-// (nor the 256 block's tiles: past 2^25 keys the plan takes them where an SM holds neither larger
-// block, a T4's for one, or where a request names them; their mid-size integer kernel spilled with it)
+// radix_pads: whether a sort pads its scratch: integer keys alone, and not in the 256 block's tiles
+// (the plan takes them at such sizes only where an SM holds neither larger block, a T4's for one,
+// or where a request names them; its integer kernel spills with padding)
 __host__ __device__ __forceinline__ bool radix_pads(bool pairs, tc_dtype type, int threads) {
     return !pairs && type != TC_FLOAT32 && threads != 256;
 }
+// an array's words in padded scratch: n and pad words after each of its kRadix digits' runs
 __host__ __device__ __forceinline__ int64_t padded_n(int64_t n, uint32_t pad) { return n + int64_t(kRadix) * pad; }
 
 // Where the sort reads and writes: the caller's buffers, and the output's ping-pong partner in scratch.
@@ -145,7 +148,7 @@ struct KeyWords {
             return digit_of(bits, pass) ^ digit_of(flip, pass);
         }
     }
-    // the same digit, an integer key's byte taken by one PRMT (step 5's scatter, where it cost a shift and a mask)
+    // the same digit, an integer key's byte taken by one PRMT (step 5's scatter: one instruction, not a shift and a mask)
     __device__ __forceinline__ uint32_t digit_prmt(uint32_t bits, int pass) const {
         static_assert(kDigitBits == 8, "a digit is a byte");
         if constexpr (FLOAT) return digit(bits, pass);
@@ -158,7 +161,7 @@ struct KeyWords {
 };
 // The passes' state in scratch (zero-filled once; each run leaves counts zero and moves the epoch on).
 struct RadixState {
-    tc::tile::Epoch *epoch;  // the one epoch of every pass (each launch moves it on once)
+    tc::tile::Epoch *epoch;  // the one epoch of every pass (each pass's launch moves it on once)
     uint32_t *counts;        // [batch][kPasses][kRadix] the histogram; radix_scan leaves it zero
     uint32_t *bases;         // [batch][kPasses][kRadix] each digit's first place in its array
     uint32_t *passes;        // [batch] the passes each array runs (bit p: pass p)
@@ -172,7 +175,7 @@ using RadixTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
 // ---- ranking a tile by digit ----------------------------------------------------------------
 
 // A thread's digits of its S::kItems keys, four to a word: a quarter of the registers an array
-// takes (radix_pass keeps its keys, and but for keys alone at 384 x 20 their ranks, in registers beside them).
+// takes (radix_pass keeps its keys, and but for the direct scatter (direct_scatter_for) their ranks, in registers beside them).
 template <class S>
 struct Digits {
     uint32_t w[(S::kItems + 3) / 4];
@@ -497,8 +500,7 @@ __global__ void __launch_bounds__(kRadixThreads) radix_spans(RadixIo io, RadixSt
 
 // A tile's loads in radix_pass: the keys from global memory as the tile starts, the values after
 // its ranking (waiting in registers behind the look-back). Its pointers are set before the kernel
-// chooses between whole and short tiles, which keeps them out of both (512 x 16 pairs: 20 bytes
-// of spills, not 60).
+// chooses between whole and short tiles, which keeps them out of both paths' registers.
 template <bool PAIRS, class S>
 struct TileLoads {
     const uint32_t *tile_keys, *values_in;  // this thread's first key; the pass's values (null: each its key's index)
@@ -556,8 +558,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
     uint32_t key[S::kItems];
 #pragma unroll
     for (int i = 0; i < S::kItems; ++i) key[i] = WHOLE || item_at<S>(i) < count ? loads.template key<WHOLE>(i) : 0u;
-    // each digit's first place in the array, loaded with the keys (not after the ranking, where its
-    // load sat before the barrier, its address spilled)
+    // each digit's first place in the array, loaded with the keys (loaded after the ranking, its
+    // address would be held across the barrier and spill)
     uint32_t base_of[S::kBins];
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k)
@@ -587,7 +589,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
             else words.publish_aggregate(word, c[k]);
         }
     });
-    // each digit's place less its first place in the tile, less (below) the keys of the tiles before
+    // each digit's first place in the array (padded: pad_out x digit on) less its first place in
+    // the tile; step 4 adds its keys in the tiles before
 #pragma unroll
     for (int k = 0; k < S::kBins; ++k) {
         const int bin = threadIdx.x * S::kBins + k;
@@ -622,8 +625,8 @@ __device__ __forceinline__ void sort_tile(const RadixIo &io, const RadixState &s
 
     // 5. the keys out, then the values. A place past the array's end (counts that scratch did not
     // hold zeroed) is written at the array's last slot (padded scratch: its last word, unread), so
-    // that a key goes missing and the check fails; nothing is written outside the array (a clamp:
-    // a branch cost more than the address)
+    // that a key goes missing and the check fails; nothing is written outside the array (a clamp,
+    // cheaper than a branch)
     const int64_t array_words = padded_n(io.n, pad_out);
     const uint32_t last_place = uint32_t(array_words - 1);  // (radix: n < 2^32, and then its padded length too)
     uint32_t *out = keys_out + b * array_words;
@@ -706,8 +709,8 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
         loads.digit = span & 0xffu;
         loads.last_digit = span >> 8;
     }
-    // a whole tile ((t + 1) x the tile <= n: every tile but a short last one) checks no item
-    // against the array's end; float keys after the first pass skip the NaN test (KeyWords)
+    // a whole tile ((t + 1) x the tile <= n: every tile but a short last one and, padded, the
+    // tiles that span two runs) checks no item against the array's end; float keys after the first pass skip the NaN test (KeyWords)
     const bool whole = (t + 1) * S::kTile <= io.n && loads.run_first == nullptr;
     if (FLOAT && !buf.first) {
         if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads, pad_out);
@@ -732,7 +735,8 @@ auto radix_pass_kernel(bool pairs, bool float32, bool padded = false) {
 // radix_block: arrays of at most one tile (n <= kRadixTile), one block an array (arrays past the
 // grid: the next round). Every pass ranks the array's keys (rank_tile) and moves them to their
 // ranks in shared memory; a pass whose digit is the same for every key moves nothing. The keys
-// never leave the block between passes: one launch, no scratch.
+// never leave the block between passes: one launch, no scratch. Its shared memory: the ranking's
+// counters, or in their place the array's keys (and values) in digit order.
 template <bool PAIRS>
 struct BlockStorage {
     union {
@@ -799,8 +803,8 @@ __global__ void __launch_bounds__(kRadixThreads) radix_block(RadixIo io) {
 // ---- the launches ---------------------------------------------------------------------------
 
 // Scratch: the epoch, counts, bases, passes, status words, then the ping-pong keys and values
-// (padded: radix_pad) and, where padded, the tiles' spans (each 256-byte aligned). Arrays of one
-// tile (tiles 0) need none.
+// (padded: radix_pad) and, where padded, the tiles' spans (each 256-byte aligned). Arrays of at
+// most kRadixTile keys (radix_tiles 0: the block sort) need none.
 struct RadixScratch {
     size_t counts, bases, passes, status, keys, values, spans, total;
 };
