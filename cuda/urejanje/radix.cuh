@@ -19,9 +19,8 @@ namespace {
 //   radix_scan       turns each pass's counts into each digit's first place (an exclusive scan),
 //                    and marks the passes whose digit is the same for every key: they move
 //                    nothing, and are skipped;
-//   radix_spans      (integer keys alone, 384 or 512 block, 3 x 2^25 <= n < 2^31: scratch padded,
-//                    radix_pad) each tile's runs of scratch, from the digits of the pass before
-//                    of its first and last key;
+//   radix_spans      (where scratch is padded: radix_pads and radix_pad say when) each tile's
+//                    runs of scratch, from the digits of the pass before of its first and last key;
 //   radix_pass       one launch a pass: a tile ranks its keys by digit in shared memory (warps
 //                    find their lanes of equal digits by a ballot a bit), publishes its digit
 //                    counts and looks back over the tiles before it for theirs (tile_state.cuh, the protocol of
@@ -65,8 +64,8 @@ constexpr int kRadixTile = BlockShape::kTile, kBinsPerThread = BlockShape::kBins
 // radix_pass's tiles, one a request's threads name (0: the plan's). A bigger tile scatters longer
 // runs of each digit and publishes fewer status words a key, at fewer blocks an SM:
 //   256: 16 keys a thread, bounded for 4 blocks an SM;
-//   384: CUB's sm_90 block size (CUB takes 19 keys a thread), 20 keys a thread: bounded for 3 blocks an SM with keys alone (the
-//        plan's past twice the L2), 2 with pairs;
+//   384: CUB's sm_90 block size (its threads take 19 keys), 20 keys a thread: bounded for 3
+//        blocks an SM with keys alone (the plan's past twice the L2), 2 with pairs;
 //   512: 16 keys a thread, bounded for 2 blocks an SM (the warps of 256's 4, tiles twice as long).
 using PassShape256 = RadixShape<256, 16, 4>;
 using PassShape384 = RadixShape<384, 20, 3, 2>;
@@ -175,7 +174,8 @@ using RadixTiles = tc::tile::TileState<tc::tile::SleepGiveUp<>>;
 // ---- ranking a tile by digit ----------------------------------------------------------------
 
 // A thread's digits of its S::kItems keys, four to a word: a quarter of the registers an array
-// takes (radix_pass keeps its keys, and but for the direct scatter (direct_scatter_for) their ranks, in registers beside them).
+// takes (radix_pass keeps its keys, and but for the direct scatter, direct_scatter_for, their
+// ranks, in registers beside them).
 template <class S>
 struct Digits {
     uint32_t w[(S::kItems + 3) / 4];
@@ -710,7 +710,8 @@ __global__ void __launch_bounds__(S::kThreads, tc::bound_blocks(S::kThreads, S::
         loads.last_digit = span >> 8;
     }
     // a whole tile ((t + 1) x the tile <= n: every tile but a short last one and, padded, the
-    // tiles that span two runs) checks no item against the array's end; float keys after the first pass skip the NaN test (KeyWords)
+    // tiles that span two runs) checks no item against the array's end; float keys after the
+    // first pass skip the NaN test (KeyWords)
     const bool whole = (t + 1) * S::kTile <= io.n && loads.run_first == nullptr;
     if (FLOAT && !buf.first) {
         if (whole) sort_tile<PAIRS, S, FLOAT, true, FLOAT, kDirect>(io, st, pass, s, g, b, t, buf.keys_out, buf.values_out, loads, pad_out);
