@@ -16,6 +16,8 @@
 #include "timing.cuh"
 
 constexpr int kThreads = 512, kItems = 16, kTile = kThreads * kItems;
+constexpr uint32_t kWait_ns[] = {2000, 4000, 8000};  // (the second line's waits between a tile's loads and stores)
+constexpr int kWaits = sizeof(kWait_ns) / sizeof(kWait_ns[0]);
 
 __device__ __forceinline__ uint32_t mix(uint64_t x) {  // (splitmix64's finaliser)
     x += 0x9e3779b97f4a7c15ull;
@@ -167,9 +169,8 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
     };
     const int blocks = occupancy(0), blocks2 = occupancy(dynamic(2)), blocks1 = occupancy(dynamic(1));
     const float us2 = at(2, 0), us1 = at(1, 0);
-    const uint32_t waits[] = {2000, 4000, 8000};
-    float waited[3];
-    for (int i = 0; i < 3; ++i) waited[i] = at(2, waits[i]);
+    float waited[kWaits];
+    for (int i = 0; i < kWaits; ++i) waited[i] = at(2, kWait_ns[i]);
     const float ordered = time_us([&] { pass<W, PAIRS, false><<<grid, kThreads>>>(keys, values, base, keys_out, values_out, 0); }, 10, 2);
     const size_t bytes = sizeof(uint32_t) * size_t(n) * (PAIRS ? 2 : 1);
     const float copy = time_us([&] { CK(cudaMemcpyAsync(keys_out, keys, bytes, cudaMemcpyDeviceToDevice)); }, 10, 2);
@@ -197,9 +198,9 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
            PAIRS ? "pairs" : "keys", int(__builtin_ctzll(uint64_t(n))), W, double(kTile) / R, us, blocks, gb / us * 1e6,
            100.0 * copy / us, us2, blocks2, ordered, copy, hist, hist + passes * std::min(us, us2), passes,
            ok ? "ok" : "WRONG: not grouped by digit, or not the same keys");
-    printf("      the same scatter at %d block an SM %8.1f us; at %d, each tile waiting 2, 4 and 8 us between its loads and its "
-           "stores: %8.1f %8.1f %8.1f (%.0f waves of tiles at 2 an SM)\n",
-           blocks1, us1, blocks2, waited[0], waited[1], waited[2], double(tiles) / (2.0 * prop.multiProcessorCount));
+    printf("      the same scatter at %d block an SM %8.1f us; at %d, each tile waiting between its loads and its stores "
+           "(%d waves of tiles):", blocks1, us1, blocks2, int((tiles + blocks2 * prop.multiProcessorCount - 1) / (blocks2 * prop.multiProcessorCount)));
+    for (int i = 0; i < kWaits; ++i) printf(" %u us %8.1f%s", kWait_ns[i] / 1000, waited[i], i + 1 < kWaits ? ";" : "\n");
     CK(cudaFree(counts));
     CK(cudaFree(base));
     CK(cudaFree(totals));
