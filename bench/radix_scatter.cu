@@ -193,10 +193,11 @@ void row(int64_t n, uint32_t *keys, uint32_t *values, uint32_t *keys_out, uint32
     const int passes = (32 + W - 1) / W;
     const double gb = 2.0 * double(bytes) / 1e9;
     printf("%-5s 2^%-2d %2d-bit digits (%4.0f keys a run): scatter %8.1f us at %d blocks an SM (%4.0f GB/s, %5.1f%% of "
-           "cudaMemcpy), %8.1f at %d; in order %8.1f; cudaMemcpy %8.1f; reading the keys %7.1f. A sort at this scatter: "
+           "cudaMemcpy), %8.1f at %d%s; in order %8.1f; cudaMemcpy %8.1f; reading the keys %7.1f. A sort at this scatter: "
            "%6.0f us (%d passes)  %s\n",
            PAIRS ? "pairs" : "keys", int(__builtin_ctzll(uint64_t(n))), W, double(kTile) / R, us, blocks, gb / us * 1e6,
-           100.0 * copy / us, us2, blocks2, ordered, copy, hist, hist + passes * std::min(us, us2), passes,
+           100.0 * copy / us, us2, blocks2, blocks2 == blocks ? " (the same occupancy, again)" : "", ordered, copy, hist,
+           hist + passes * std::min(us, us2), passes,
            ok ? "ok" : "WRONG: not grouped by digit, or not the same keys");
     printf("      the same scatter at %d block an SM %8.1f us; at %d, each tile waiting between its loads and its stores "
            "(%d waves of tiles):", blocks1, us1, blocks2, int((tiles + blocks2 * prop.multiProcessorCount - 1) / (blocks2 * prop.multiProcessorCount)));
