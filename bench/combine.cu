@@ -64,10 +64,9 @@ constexpr size_t kPartBytes = 16;  // a rank's partial (redukcija's result: valu
 // Holds the stream until the host writes gate[0] (mapped host memory, one word for every
 // device), at least min_ns; gives up after 100 ms and says so in gate[1].
 __global__ void gate_kernel(volatile unsigned *gate, unsigned long long min_ns) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    const unsigned long long start = globaltimer_ns();
     for (;;) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        const unsigned long long now = globaltimer_ns();
         if (now - start >= min_ns && gate[0] != 0u) return;
         if (now - start >= 100000000ull) {
             gate[1] = 1u;

@@ -101,12 +101,9 @@ __global__ void __launch_bounds__(kThreads) pass(const uint32_t *keys, const uin
         for (int i = 0; i < kItems; ++i) v[i] = __ldg(values + first + threadIdx.x + i * kThreads);
     __syncthreads();
     if (delay_ns) {  // (the loads stay in flight: their values are first used by the stores)
-        uint64_t t0, now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-        do {
-            __nanosleep(256);
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        } while (now - t0 < delay_ns);
+        const unsigned long long t0 = globaltimer_ns();
+        do __nanosleep(256);
+        while (globaltimer_ns() - t0 < delay_ns);
     }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {

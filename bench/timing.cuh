@@ -17,6 +17,13 @@
         }                                                                   \
     } while (0)
 
+// The device's clock in nanoseconds (the same on every SM, unlike clock64), for waits measured in time.
+__device__ __forceinline__ unsigned long long globaltimer_ns() {
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+}
+
 __global__ void experiment_spin(long long cycles) {
     const long long t0 = clock64();
     while (clock64() - t0 < cycles) {}
